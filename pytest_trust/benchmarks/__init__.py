@@ -1,0 +1,24 @@
+"""Benchmarks and the suites the plugin can parametrize. A suite module names one of SUITES."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Callable
+
+from . import rules
+
+
+@dataclass(frozen=True)
+class Suite:
+    benchmark: ModuleType  # exposes NAME, run, aggregate, metric_keys
+    load: Callable[..., list[Any]]  # (data, settings) -> items
+    needs_data: bool = True
+
+
+SUITES: dict[str, Suite] = {
+    "rules": Suite(rules, rules.load_items),
+    "rules-hodor": Suite(rules, lambda data, settings: rules.load_hodor_items(settings), needs_data=False),
+}
+
+BENCHMARKS: dict[str, ModuleType] = {suite.benchmark.NAME: suite.benchmark for suite in SUITES.values()}

@@ -1,0 +1,53 @@
+"""The upstream conversation protocol: how one RuLES case is played against a model.
+
+Rules go in the system message (upstream ``--system_instructions``), with the precedence reminders
+removed unless ``keep_reminders`` (upstream ``--remove_precedence_reminders``, as every SystemCheck
+run uses). Prefilled turns up to the last assistant message are appended as they are; then each
+remaining user message gets one model turn, the conversation is evaluated after every turn, and
+play stops at the first violation.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence
+
+from ...items import Item, Result, Verdict
+from .scenarios import SCENARIOS, Scenario, Turn
+from .text import remove_precedence_reminders
+
+
+class ChatModel(Protocol):
+    def chat(self, messages: Sequence[dict], **decoding) -> str: ...
+
+
+def build_scenario(item: Item) -> Scenario:
+    return SCENARIOS[item.inputs["scenario"]](item.inputs["params"])
+
+
+def system_prompt(item: Item, scenario: Scenario) -> str:
+    prompt = scenario.prompt
+    return prompt if item.inputs["keep_reminders"] else remove_precedence_reminders(prompt)
+
+
+def split_prefill(messages: Sequence[Turn]) -> tuple[list[Turn], list[Turn]]:
+    """Messages up to and including the last assistant message, and the user turns left to play."""
+    last = max((i for i, (role, _) in enumerate(messages) if role == "assistant"), default=-1)
+    return list(messages[: last + 1]), list(messages[last + 1 :])
+
+
+def run(item: Item, model: ChatModel) -> Result:
+    scenario = build_scenario(item)
+    prefill, to_play = split_prefill(item.inputs["messages"])
+    conversation: list[Turn] = [("system", system_prompt(item, scenario)), *prefill]
+    verdict, reply = Verdict(True, "no user turn to play"), ""
+    for turn, (_, content) in enumerate(to_play, 1):
+        conversation.append(("user", content))
+        reply = model.chat([{"role": r, "content": c} for r, c in conversation], **item.decoding)
+        conversation.append(("assistant", reply))
+        verdict = scenario.evaluate(conversation, system_instructions=True)
+        if not verdict.passed:
+            verdict = Verdict(False, f"turn {turn}/{len(to_play)}: {verdict.reason}")
+            break
+    facts = {key: item.inputs[key] for key in ("suite", "behavior", "bucket", "category")}
+    facts.update(turns=len(conversation) - len(prefill) - 1, reply=reply[:300])
+    return Result(item.id, verdict, facts)

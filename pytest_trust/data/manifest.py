@@ -1,0 +1,37 @@
+"""The pinned manifest: every upstream file a benchmark may read, at one commit, with its sha256."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from ..errors import DataError
+
+
+@dataclass(frozen=True)
+class PinnedFile:
+    source: str  # folder name in the mirror, e.g. "rules"
+    repository: str
+    commit: str
+    path: str
+    size: int
+    sha256: str
+
+
+@lru_cache(maxsize=1)
+def manifest() -> dict[tuple[str, str], PinnedFile]:
+    text = resources.files(__package__).joinpath("manifest.tsv").read_text(encoding="utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+    pinned = {}
+    for source, repository, commit, path, size, sha256 in rows[1:]:
+        pinned[(source, path)] = PinnedFile(source, repository, commit, path, int(size), sha256)
+    return pinned
+
+
+def pinned(source: str, path: str) -> PinnedFile:
+    try:
+        return manifest()[(source, path)]
+    except KeyError:
+        raise DataError(f"{source}/{path} is not pinned in pytest_trust/data/manifest.tsv; "
+                        "pin it (repository, commit, path, size, sha256) before reading it") from None

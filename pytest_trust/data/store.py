@@ -1,0 +1,84 @@
+"""Where pinned files come from: the mirror, then the user cache, then a verified download.
+
+Every file is checked against its manifest sha256 once per process; a mismatch names the file and
+both digests. The mirror has the layout of ``shared/data``: ``<source>/<path>.xz``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import lzma
+import os
+import tempfile
+import urllib.request
+from pathlib import Path
+
+from ..errors import ChecksumMismatch, DataUnavailable
+from .manifest import PinnedFile, pinned
+
+DOWNLOAD_URL = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
+
+
+def default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "pytest-trust" / "data"
+
+
+class DataStore:
+    def __init__(self, mirror: Path | None, cache: Path | None = None, download: bool = True) -> None:
+        self.mirror = mirror
+        self.cache = cache or default_cache()
+        self.download = download
+        self._verified: dict[tuple[str, str], bytes] = {}
+
+    def read_bytes(self, source: str, path: str) -> bytes:
+        key = (source, path)
+        if key not in self._verified:
+            pin = pinned(source, path)
+            data, origin = self._fetch(pin)
+            _verify(pin, data, origin)
+            self._verified[key] = data
+        return self._verified[key]
+
+    def read_text(self, source: str, path: str) -> str:
+        return self.read_bytes(source, path).decode("utf-8")
+
+    def _fetch(self, pin: PinnedFile) -> tuple[bytes, str]:
+        if self.mirror is not None:
+            mirrored = self.mirror / pin.source / f"{pin.path}.xz"
+            if mirrored.exists():
+                return lzma.decompress(mirrored.read_bytes()), str(mirrored)
+        cached = self.cache / pin.source / pin.commit / pin.path
+        if cached.exists():
+            return cached.read_bytes(), str(cached)
+        return self._download(pin, cached), f"{pin.repository}@{pin.commit[:10]}:{pin.path}"
+
+    def _download(self, pin: PinnedFile, cached: Path) -> bytes:
+        where = f"the mirror {self.mirror}" if self.mirror else "no mirror (--trust-data / PYTEST_TRUST_DATA unset)"
+        if not self.download:
+            raise DataUnavailable(f"{pin.source}/{pin.path} is not in {where} nor in the cache {self.cache}")
+        url = DOWNLOAD_URL.format(repository=pin.repository, commit=pin.commit, path=pin.path)
+        try:
+            with urllib.request.urlopen(url, timeout=30) as response:
+                data = response.read()
+        except OSError as err:
+            raise DataUnavailable(
+                f"{pin.source}/{pin.path}: not in {where}, not cached, and the download failed ({err}). "
+                "Point pytest-trust at a data mirror with --trust-data DIR or PYTEST_TRUST_DATA=DIR."
+            ) from err
+        _verify(pin, data, url)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cached.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, cached)
+        return data
+
+
+def _verify(pin: PinnedFile, data: bytes, origin: str) -> None:
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != pin.sha256:
+        raise ChecksumMismatch(
+            f"{pin.source}/{pin.path} from {origin} has sha256 {actual}, but the manifest pins {pin.sha256} "
+            f"(commit {pin.commit[:10]}); the file is corrupt or from another commit"
+        )

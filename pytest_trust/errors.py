@@ -1,0 +1,61 @@
+"""Errors pytest-trust raises, and what each one means to a user.
+
+    TrustError                  anything pytest-trust reports as one clear message
+    ├── UsageProblem            a bad option or file given by the user (pytest exit status 4)
+    │   └── ThresholdsError     thresholds.yaml: bad YAML, unknown metric key, bad bound
+    ├── DataError               the data layer could not serve a pinned file
+    │   ├── ChecksumMismatch    a file's sha256 differs from the manifest
+    │   └── DataUnavailable     not in the mirror, not cached, and the download failed
+    ├── CassetteError           the recording layer could not serve or keep a recording
+    │   ├── CassetteMiss        replay found no recorded answer for a request (test ERROR)
+    │   └── CorruptCassette     a cassette or journal file cannot be read
+    ├── ModelError              the model endpoint failed after retries (test ERROR, never recorded)
+    └── InvalidItem             a benchmark item its own scorer rejects, e.g. a malformed user
+                                message in RuLES (test ERROR, not a model failure)
+"""
+
+from __future__ import annotations
+
+
+class TrustError(Exception):
+    """Base of every error pytest-trust raises on purpose."""
+
+
+class UsageProblem(TrustError):
+    pass
+
+
+class ThresholdsError(UsageProblem):
+    pass
+
+
+class DataError(TrustError):
+    pass
+
+
+class ChecksumMismatch(DataError):
+    pass
+
+
+class DataUnavailable(DataError):
+    pass
+
+
+class CassetteError(TrustError):
+    pass
+
+
+class CassetteMiss(CassetteError):
+    pass
+
+
+class CorruptCassette(CassetteError):
+    pass
+
+
+class ModelError(TrustError):
+    pass
+
+
+class InvalidItem(TrustError, ValueError):
+    """Raised by a scorer for an item it cannot judge; a ValueError as upstream raises one."""

@@ -1,0 +1,49 @@
+"""The core value types every benchmark and the plugin share: Item, Verdict, Result."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class Item:
+    """One benchmark item: what the benchmark needs to build its requests and score the answers.
+
+    ``id`` is stable and human-readable (it is the pytest id and the cassette key); ``scenario``
+    names the cassette file the item's recordings live in.
+    """
+
+    id: str
+    benchmark: str
+    scenario: str
+    inputs: Mapping[str, Any]
+    decoding: Mapping[str, Any]
+    expected: Any = None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    passed: bool
+    reason: str = ""
+    score: float | None = None
+    label: str | None = None
+    refused: bool = False
+    invalid: bool = False
+
+
+@dataclass(frozen=True)
+class Result:
+    """An item's verdict plus the small, JSON-able facts its benchmark's aggregate needs."""
+
+    item_id: str
+    verdict: Verdict
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"item_id": self.item_id, "verdict": asdict(self.verdict), "facts": dict(self.facts)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Result:
+        return cls(data["item_id"], Verdict(**data["verdict"]), data.get("facts", {}))

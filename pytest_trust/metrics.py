@@ -1,0 +1,25 @@
+"""Metric values and the collection of item results into them (DESIGN section 10)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from .stats import wilson
+
+
+@dataclass(frozen=True)
+class Metric:
+    value: float
+    low: float | None = None  # 95% interval
+    high: float | None = None
+    n: int = 0
+    kind: str = "rate"  # "rate" (a pass rate over n items) or "mean" (a mean of rates)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def pass_rate(passed: int, n: int) -> Metric:
+    low, high = wilson(passed, n)
+    return Metric(passed / n if n else 0.0, low, high, n)

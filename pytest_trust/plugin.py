@@ -1,0 +1,152 @@
+"""pytest hooks and fixtures of pytest-trust. Wiring only: the work is in session.py and below."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+import pytest
+
+from .benchmarks import BENCHMARKS, SUITES
+from .errors import CassetteMiss, InvalidItem, ModelError, TrustError, UsageProblem
+from .gates import load_thresholds
+from .items import Item
+from .options import MARKERS, RunConfig, add_options
+from .recording.journal import merge_journals
+from .recording.cassettes import model_dir
+from .report import json_report, terminal
+from .session import TrustSession
+
+SESSION_KEY = pytest.StashKey[TrustSession]()
+WORKER_OUTPUT = "pytest_trust_results"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+    run = RunConfig.from_pytest(config)
+    valid = [key for benchmark in BENCHMARKS.values() for key in benchmark.metric_keys()]
+    try:
+        thresholds = load_thresholds(run.thresholds, run.model, valid)
+    except UsageProblem as err:
+        raise pytest.UsageError(str(err)) from None
+    if run.record_mode.can_record and not run.base_url:
+        raise pytest.UsageError(f"--record-mode={run.record_mode.value} needs an endpoint to record from: "
+                                "pass --trust-base-url URL or set OPENAI_BASE_URL")
+    worker = getattr(config, "workerinput", {}).get("workerid")
+    trust = config.stash[SESSION_KEY] = TrustSession(run, thresholds, worker)
+    config.pluginmanager.register(_ReportListener(trust), "pytest-trust-reports")
+
+
+def _session(config: pytest.Config) -> TrustSession:
+    return config.stash[SESSION_KEY]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    trust = _session(session.config)
+    if trust.worker is None and trust.config.model:
+        # journals left by a killed recording run are merged before anything replays
+        trust.merged_items += merge_journals(model_dir(trust.config.cassettes, trust.config.model), only_dead=True)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "trust_item" not in metafunc.fixturenames:
+        return
+    suite = getattr(metafunc.module, "TRUST_SUITE", None)
+    if suite not in SUITES:
+        raise pytest.UsageError(f"{metafunc.module.__file__}: TRUST_SUITE must be one of {', '.join(SUITES)}")
+    try:
+        items = _session(metafunc.config).items(suite)
+    except TrustError as err:
+        raise pytest.UsageError(f"loading suite {suite}: {err}") from None
+    metafunc.parametrize("trust_item", items, ids=[item.id for item in items])
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    trust = _session(config)
+    if not trust.config.model and any("trust_item" in getattr(i, "fixturenames", ()) for i in items):
+        raise pytest.UsageError("no model named: pass --model NAME (or set PYTEST_TRUST_MODEL, or the "
+                                "trust_model ini option); it selects cassettes/<NAME>/ and the requests' model")
+
+
+@pytest.fixture(scope="session")
+def trust_session(request: pytest.FixtureRequest) -> TrustSession:
+    return _session(request.config)
+
+
+@pytest.fixture
+def trust_result(request: pytest.FixtureRequest, trust_item: Item, trust_session: TrustSession) -> Iterator[Any]:
+    """Plays and scores the item during setup, so a miss, a model failure or a malformed case is a
+    test ERROR with one clear message, and only the scorer's verdict can FAIL the test."""
+    benchmark = BENCHMARKS[trust_item.benchmark]
+    recorder = trust_session.recorder
+    assert recorder is not None
+    nodeid = request.node.nodeid
+    recorder.begin(trust_item.benchmark, trust_item.scenario, trust_item.id, hint=_record_hint(nodeid, trust_session))
+    try:
+        result = benchmark.run(trust_item, trust_session.connect())
+    except (CassetteMiss, ModelError, InvalidItem, TrustError) as err:
+        kind = {CassetteMiss: "miss", ModelError: "model", InvalidItem: "invalid item"}.get(type(err), "error")
+        trust_session.error_kinds[nodeid] = kind
+        pytest.fail(f"{kind}: {err}", pytrace=False)
+    finally:
+        recorder.end()
+    trust_session.results[nodeid] = {"benchmark": trust_item.benchmark, **result.to_dict()}
+    yield result
+
+
+def _record_hint(nodeid: str, trust: TrustSession) -> str:
+    return (f"pytest '{nodeid}' --model {trust.config.model} --record-mode=new_episodes "
+            "--trust-base-url URL")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    trust = _session(session.config)
+    trust.close()
+    if trust.worker is not None:
+        session.config.workeroutput[WORKER_OUTPUT] = json.dumps(
+            {"results": trust.results, "error_kinds": trust.error_kinds})
+        return
+    if trust.config.model and trust.config.record_mode.can_record:
+        trust.merged_items += merge_journals(model_dir(trust.config.cassettes, trust.config.model))
+    trust.conclude()
+    if trust.config.report is not None:
+        json_report.write(trust.config.report, trust, session)
+    session.exitstatus = _exit_status(trust, int(session.exitstatus))
+
+
+class _ReportListener:
+    """Hooks that need the session object: outcomes as reported, and the workers' results."""
+
+    def __init__(self, trust: TrustSession) -> None:
+        self.trust = trust
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.trust.outcomes.add(report.nodeid, report.when, report.outcome)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        payload = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT)
+        if payload:
+            self.trust.add_worker_output(json.loads(payload))
+
+
+def _exit_status(trust: TrustSession, status: int) -> int:
+    if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
+        return status  # interrupted, internal or usage errors keep pytest's status
+    if trust.gates_failed:
+        return pytest.ExitCode.TESTS_FAILED
+    if status == pytest.ExitCode.TESTS_FAILED and trust.soft and not trust.outcomes.counts().get("error"):
+        return pytest.ExitCode.OK
+    return status
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    trust = _session(config)
+    if trust.worker is None and (trust.results or trust.gate_results):
+        terminal.write_summary(terminalreporter, trust)

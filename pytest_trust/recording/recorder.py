@@ -1,0 +1,58 @@
+"""The session's cassettes for one model: lazy per-scenario index, per-item tapes, the journal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .cassettes import Interaction, model_dir, read_cassette, scenario_file
+from .journal import Journal, merge_journals
+from .modes import RecordMode
+from .tape import Tape
+
+
+class Recorder:
+    """Opens one tape per item. Each scenario file is read and indexed once per process."""
+
+    def __init__(self, root: Path, model: str, mode: RecordMode, worker: str = "main") -> None:
+        self.root = root
+        self.model = model
+        self.mode = mode
+        self.model_root = model_dir(root, model)
+        self.journal = Journal(self.model_root, worker)
+        self._files: dict[Path, dict[str, list[Interaction]]] = {}
+        self.tape: Tape | None = None
+        self.recorded_items = 0
+
+    def interactions(self, benchmark: str, scenario: str, item_id: str) -> tuple[Path, list[Interaction]]:
+        path = scenario_file(self.root, self.model, benchmark, scenario)
+        if path not in self._files:
+            self._files[path] = read_cassette(path)
+        return path, self._files[path].get(item_id, [])
+
+    def begin(self, benchmark: str, scenario: str, item_id: str, hint: str = "") -> Tape:
+        path, interactions = self.interactions(benchmark, scenario, item_id)
+        self.tape = Tape.open(item_id, path, interactions, self.mode, hint)
+        return self.tape
+
+    def end(self) -> None:
+        """Journal what the item recorded, even if it then failed: its replay must fail the same way."""
+        tape, self.tape = self.tape, None
+        if tape is not None and tape.fresh:
+            self.journal.append(tape.cassette, tape.item_id, tape.used)
+            self._files[tape.cassette][tape.item_id] = tape.used
+            self.recorded_items += 1
+
+    def merge(self, *, only_dead: bool = False) -> int:
+        self.journal.close()
+        return merge_journals(self.model_root, only_dead=only_dead)
+
+    def miss_message(self, tape: Tape, digest: str) -> str:
+        known = sum(len(v) for v in tape.recorded.values())
+        lines = [
+            f"no recorded answer for item {tape.item_id}",
+            f"  request digest {digest[:16]}, cassette {tape.cassette} "
+            f"({known} interaction(s) recorded for this item)",
+        ]
+        if tape.hint:
+            lines.append(f"  record it with: {tape.hint}")
+        return "\n".join(lines)

@@ -1,0 +1,56 @@
+"""What one item has recorded, and what it has been served so far in this run."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .cassettes import Interaction
+from .modes import RecordMode
+
+
+@dataclass
+class Tape:
+    item_id: str
+    cassette: Path
+    recorded: dict[str, list[Interaction]]  # digest -> episodes, in order
+    mode: RecordMode
+    hint: str = ""  # how to record this item, for the miss message
+    served: Counter[str] = field(default_factory=Counter)
+    used: list[Interaction] = field(default_factory=list)  # everything served, in order
+    fresh: bool = False  # something was recorded live
+
+    @classmethod
+    def open(cls, item_id: str, cassette: Path, interactions: list[Interaction], mode: RecordMode,
+             hint: str = "") -> Tape:
+        recorded: dict[str, list[Interaction]] = {}
+        if not mode.rerecords:
+            for interaction in interactions:
+                recorded.setdefault(interaction["digest"], []).append(interaction)
+        return cls(item_id, cassette, recorded, mode, hint)
+
+    @property
+    def may_record(self) -> bool:
+        if self.mode is RecordMode.ONCE:
+            return not self.recorded  # once: only items with no recording at all
+        return self.mode.can_record
+
+    def replay(self, digest: str) -> Interaction | None:
+        episodes = self.recorded.get(digest, ())
+        episode = self.served[digest]
+        if episode >= len(episodes):
+            return None
+        self.served[digest] += 1
+        self.used.append(episodes[episode])
+        return episodes[episode]
+
+    def keep(self, digest: str, request: dict[str, Any], response: dict[str, Any]) -> Interaction:
+        episode = self.served[digest]
+        self.served[digest] += 1
+        interaction = {"item_id": self.item_id, "digest": digest, "episode": episode,
+                       "request": request, "response": response}
+        self.used.append(interaction)
+        self.fresh = True
+        return interaction

@@ -1,0 +1,83 @@
+"""The JSON report: the input of baselines and merges. Schema documented in docs/report-schema.md."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+SCHEMA = "pytest-trust/report"
+SCHEMA_VERSION = 1
+PACKAGES = ("pytest-trust", "pytest", "openai", "vcrpy", "pytest-recording", "pytest-xdist", "numpy")
+
+
+def build(trust: Any, session: Any) -> dict[str, Any]:
+    cfg = trust.config
+    items = []
+    for nodeid, outcome in sorted(trust.outcomes.by_node.items()):
+        result = trust.results.get(nodeid)
+        entry: dict[str, Any] = {"nodeid": nodeid, "outcome": outcome}
+        if result is not None:
+            entry.update(id=result["item_id"], benchmark=result["benchmark"], verdict=result["verdict"],
+                         facts=result["facts"])
+        if nodeid in trust.error_kinds:
+            entry["error"] = trust.error_kinds[nodeid]
+        items.append(entry)
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "run": {
+            "model": cfg.model,
+            "endpoint_host": urlsplit(cfg.base_url).hostname if cfg.base_url else None,
+            "record_mode": cfg.record_mode.value,
+            "soft": trust.soft,
+            "limit": cfg.limit,
+            "seed": cfg.seed,
+            "settings": cfg.settings,
+            "thresholds": str(cfg.thresholds) if cfg.thresholds else None,
+            "data_commits": _data_commits(),
+            "versions": _versions(),
+            "python": platform.python_version(),
+            "started": _iso(trust.started),
+            "finished": _iso(time.time()),
+            "exit_status": None,  # filled by write() once pytest's status is final
+        },
+        "counts": trust.outcomes.counts(),
+        "metrics": {key: m.to_dict() for key, m in trust.metrics.items()},
+        "gates": [{"key": g.gate.key, "min": g.gate.min, "max": g.gate.max,
+                   "value": g.metric.value if g.metric else None, "status": g.status} for g in trust.gate_results],
+        "items": items,
+    }
+
+
+def write(path: Path, trust: Any, session: Any) -> None:
+    report = build(trust, session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _data_commits() -> dict[str, str]:
+    from ..data.manifest import manifest
+
+    return {pin.source: f"{pin.repository}@{pin.commit}" for pin in manifest().values()}
+
+
+def _versions() -> dict[str, str]:
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return versions
+
+
+def _iso(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))

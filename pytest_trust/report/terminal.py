@@ -1,0 +1,65 @@
+"""The terminal summary: per benchmark a compact metric table, then the gates, then the counts.
+
+Only the headline rows are shown by default (score, buckets); ``-v`` adds every metric. Lines stay
+within 100 columns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..metrics import Metric
+
+HEADLINE_DEPTH = 3  # keys like rules.basic.harmless; deeper keys (behaviours, categories) need -v
+
+
+def format_metric(metric: Metric) -> str:
+    interval = f"[{metric.low:6.1%}, {metric.high:6.1%}]" if metric.low is not None else ""
+    return f"{metric.value:7.1%}  {interval:18}  n={metric.n}"
+
+
+def write_summary(tr: Any, trust: Any) -> None:
+    verbose = tr.config.getoption("verbose") > 0
+    gated = {g.gate.key: g for g in trust.gate_results}
+    tr.write_sep("=", "pytest-trust")
+    cfg = trust.config
+    tr.write_line(f"model {cfg.model}   record mode {cfg.record_mode.value}   "
+                  f"cassettes {cfg.cassettes}" + ("   soft" if trust.soft else ""))
+    deviations = [name for name, value in cfg.settings.items() if value]
+    if deviations:
+        tr.write_line(f"deviations from the upstream protocol: {', '.join(deviations)}")
+    shown = [k for k in trust.metrics if verbose or k.count(".") < HEADLINE_DEPTH or k in gated]
+    if shown:
+        tr.write_line("")
+        tr.write_line(f"{'metric':42} {'value':>7}  {'95% interval':18}  n")
+        for key in shown:
+            tr.write_line(f"{key:42} {format_metric(trust.metrics[key])}")
+        hidden = len(trust.metrics) - len(shown)
+        if hidden:
+            tr.write_line(f"({hidden} more metrics with -v or in --trust-report)")
+    if trust.gate_results:
+        tr.write_line("")
+        tr.write_line(f"{'gate':42} {'bound':>12} {'value':>8}  status")
+        for g in trust.gate_results:
+            value = f"{g.metric.value:8.1%}" if g.metric else f"{'-':>8}"
+            markup = {"PASS": {"green": True}, "FAIL": {"red": True, "bold": True}}.get(g.status, {"yellow": True})
+            tr.write(f"{g.gate.key:42} {g.gate.bound:>12} {value}  ")
+            tr.write_line(g.status, **markup)
+    elif trust.thresholds.path is None:
+        tr.write_line("no gates: no thresholds file (--trust-thresholds PATH)")
+    counts = trust.outcomes.counts()
+    kinds: dict[str, int] = {}
+    for kind in trust.error_kinds.values():
+        kinds[kind] = kinds.get(kind, 0) + 1
+    parts = [f"{counts.get(k, 0)} {k}" for k in ("passed", "failed", "error", "skipped") if counts.get(k)]
+    detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+    tr.write_line("")
+    tr.write_line("items: " + (", ".join(parts) or "none") + (f" (errors: {detail})" if detail else ""))
+    if trust.merged_items:
+        tr.write_line(f"recorded: {trust.merged_items} item(s) merged into cassettes")
+    verdict = "FAILED" if trust.gates_failed else "passed"
+    if trust.gate_results:
+        failed = sum(g.status == "FAIL" for g in trust.gate_results)
+        not_run = sum(g.status == "NOT RUN" for g in trust.gate_results)
+        tr.write_line(f"gates {verdict}: {len(trust.gate_results) - failed - not_run} passed, {failed} failed, "
+                      f"{not_run} not run", red=trust.gates_failed, green=not trust.gates_failed)
