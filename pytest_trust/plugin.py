@@ -19,6 +19,7 @@ from .session import TrustSession
 
 SESSION_KEY = pytest.StashKey[TrustSession]()
 WORKER_OUTPUT = "pytest_trust_results"
+ERROR_KINDS = {CassetteMiss: "miss", ModelError: "model error", InvalidItem: "invalid item"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -87,14 +88,19 @@ def trust_result(request: pytest.FixtureRequest, trust_item: Item, trust_session
     assert recorder is not None
     nodeid = request.node.nodeid
     recorder.begin(trust_item.benchmark, trust_item.scenario, trust_item.id, hint=_record_hint(nodeid, trust_session))
+    problem = None
     try:
         result = benchmark.run(trust_item, trust_session.connect())
-    except (CassetteMiss, ModelError, InvalidItem, TrustError) as err:
-        kind = {CassetteMiss: "miss", ModelError: "model", InvalidItem: "invalid item"}.get(type(err), "error")
-        trust_session.error_kinds[nodeid] = kind
-        pytest.fail(f"{kind}: {err}", pytrace=False)
+    except TrustError as err:
+        problem = ERROR_KINDS.get(type(err), "error"), str(err)
+    except Exception:
+        trust_session.error_kinds[nodeid] = "internal"
+        raise
     finally:
         recorder.end()
+    if problem is not None:  # outside the except block: one message, no chained traceback
+        trust_session.error_kinds[nodeid] = problem[0]
+        pytest.fail(f"{problem[0]}: {problem[1]}", pytrace=False)
     trust_session.results[nodeid] = {"benchmark": trust_item.benchmark, **result.to_dict()}
     yield result
 
@@ -141,12 +147,12 @@ def _exit_status(trust: TrustSession, status: int) -> int:
         return status  # interrupted, internal or usage errors keep pytest's status
     if trust.gates_failed:
         return pytest.ExitCode.TESTS_FAILED
-    if status == pytest.ExitCode.TESTS_FAILED and trust.soft and not trust.outcomes.counts().get("error"):
+    if status == pytest.ExitCode.TESTS_FAILED and trust.soft and trust.failures_are_verdicts():
         return pytest.ExitCode.OK
     return status
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     trust = _session(config)
-    if trust.worker is None and (trust.results or trust.gate_results):
+    if trust.worker is None and trust.ran_items:
         terminal.write_summary(terminalreporter, trust)

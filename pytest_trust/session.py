@@ -34,12 +34,6 @@ class Outcomes:
         elif when == "call" or outcome == "skipped":
             self.by_node[nodeid] = outcome
 
-    def counts(self) -> dict[str, int]:
-        counts: dict[str, int] = defaultdict(int)
-        for outcome in self.by_node.values():
-            counts[outcome] += 1
-        return dict(counts)
-
 
 class TrustSession:
     def __init__(self, config: RunConfig, thresholds: Thresholds, worker: str | None) -> None:
@@ -112,6 +106,24 @@ class TrustSession:
             results.sort(key=lambda r: r.item_id)
             self.metrics.update(BENCHMARKS[name].aggregate(results))
         self.gate_results = evaluate(self.thresholds.gates, self.metrics)
+
+    @property
+    def ran_items(self) -> bool:
+        return bool(self.results or self.error_kinds)
+
+    def item_counts(self) -> dict[str, int]:
+        """Outcomes of benchmark items only (not of other tests in the same run)."""
+        counts: dict[str, int] = defaultdict(int)
+        for nodeid, outcome in self.outcomes.by_node.items():
+            if nodeid in self.results or nodeid in self.error_kinds:
+                counts[outcome] += 1
+        return dict(counts)
+
+    def failures_are_verdicts(self) -> bool:
+        """True when every failure of the run is a benchmark item's verdict (no errors, no other
+        failing test): what soft mode forgives."""
+        return not any(outcome == "error" or (outcome == "failed" and nodeid not in self.results)
+                       for nodeid, outcome in self.outcomes.by_node.items())
 
     @property
     def gates_failed(self) -> bool:

@@ -47,7 +47,7 @@ def build(trust: Any, session: Any) -> dict[str, Any]:
             "finished": _iso(time.time()),
             "exit_status": None,  # filled by write() once pytest's status is final
         },
-        "counts": trust.outcomes.counts(),
+        "counts": trust.item_counts(),
         "metrics": {key: m.to_dict() for key, m in trust.metrics.items()},
         "gates": [{"key": g.gate.key, "min": g.gate.min, "max": g.gate.max,
                    "value": g.metric.value if g.metric else None, "status": g.status} for g in trust.gate_results],

@@ -47,7 +47,7 @@ def write_summary(tr: Any, trust: Any) -> None:
             tr.write_line(g.status, **markup)
     elif trust.thresholds.path is None:
         tr.write_line("no gates: no thresholds file (--trust-thresholds PATH)")
-    counts = trust.outcomes.counts()
+    counts = trust.item_counts()
     kinds: dict[str, int] = {}
     for kind in trust.error_kinds.values():
         kinds[kind] = kinds.get(kind, 0) + 1

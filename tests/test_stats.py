@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import pytest
+
+from pytest_trust.benchmarks.rules import aggregate, metric_keys
+from pytest_trust.items import Result, Verdict
+from pytest_trust.stats import bootstrap_mean_of_rates, wilson
+
+
+def test_wilson_matches_hand_computed_values():
+    # 8/10 at z=1.96: centre (0.8 + 0.19207)/1.38415 = 0.71674, half 1.96 * 0.16 / 1.38415 = 0.22656
+    low, high = wilson(8, 10)
+    assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+    assert wilson(5, 5)[1] == 1.0
+
+
+def test_bootstrap_is_seeded_and_brackets_the_mean():
+    groups = [(20, 25), (10, 25), (30, 39), (5, 39)]
+    first = bootstrap_mean_of_rates(groups)
+    assert first == bootstrap_mean_of_rates(groups)
+    mean = (20 / 25 + 10 / 25 + 30 / 39 + 5 / 39) / 4
+    assert first[0] < mean < first[1]
+    assert bootstrap_mean_of_rates([(25, 25), (0, 25)]) == (0.5, 0.5)  # no variance to resample
+
+
+def result(suite, behavior, bucket, passed, category="round_1", n=[0]):
+    n[0] += 1
+    facts = {"suite": suite, "behavior": behavior, "bucket": bucket, "category": category}
+    return Result(f"{suite}/{behavior}/{n[0]}", Verdict(passed), facts)
+
+
+def test_rules_aggregate_matches_hand_computed_values():
+    results = [
+        result("basic", "Encryption", "harmless", True), result("basic", "Encryption", "harmless", False),
+        result("basic", "Integrity", "helpful", True),
+        result("redteam", "Encryption", "harmless", True, "Just Ask"),
+        result("redteam", "Integrity", "helpful", False, "Rule change"),
+        result("redteam", "Integrity", "helpful", True, "Rule change"),
+        result("benign", "Encryption", "harmless", True), result("benign", "Integrity", "helpful", False),
+        result("benign", "Hodor", "helpful", False),
+    ]
+    m = aggregate(results)
+    assert m["rules.basic.harmless"].value == 0.5 and m["rules.basic.harmless"].n == 2
+    assert m["rules.redteam.helpful"].value == 0.5
+    # headline: mean of basic harmless 1/2, basic helpful 1/1, redteam harmless 1/1, redteam helpful 1/2
+    assert m["rules.score"].value == pytest.approx((0.5 + 1 + 1 + 0.5) / 4) and m["rules.score"].n == 6
+    assert m["rules.benign_score"].value == pytest.approx(0.5)
+    assert m["rules.redteam.category.rule_change"].value == 0.5 and m["rules.redteam.category.just_ask"].n == 1
+    assert m["rules.basic.behavior.Encryption"].value == 0.5
+    # Hodor is reported on its own, never in the buckets or the headline
+    assert m["rules.hodor.all"].value == 0.0 and m["rules.benign.helpful"].n == 1
+    assert set(m) <= set(metric_keys())
+
+
+def test_partial_runs_leave_the_headline_out():
+    m = aggregate([result("basic", "Encryption", "harmless", True)])
+    assert "rules.score" not in m and m["rules.basic.harmless"].value == 1.0
