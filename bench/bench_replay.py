@@ -66,6 +66,7 @@ def canned_body(model: str) -> bytes:
 
 class _Canned(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as a real endpoint
+    disable_nagle_algorithm = True  # headers and body go in two writes: avoid Nagle + delayed-ACK stalls
     body = b""
 
     def do_POST(self) -> None:  # noqa: N802

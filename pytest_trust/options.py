@@ -35,6 +35,8 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--trust-seed", type=int, default=0, metavar="S", help="seed of --trust-limit's subset (default 0)")
     group.addoption("--trust-soft", action="store_true", default=None,
                     help="only gates and errors decide the exit status, not failing items")
+    group.addoption("--trust-strict", dest="trust_soft", action="store_false", default=None,
+                    help="failing items fail the run even where the thresholds file sets soft: true")
     group.addoption("--trust-timeout", type=float, default=120.0, metavar="SECONDS",
                     help="per-request timeout when recording (default 120)")
     group.addoption("--trust-rules-keep-reminders", action="store_true", default=False,

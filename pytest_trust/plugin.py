@@ -122,7 +122,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         trust.merged_items += merge_journals(model_dir(trust.config.cassettes, trust.config.model))
     trust.conclude()
     if trust.config.report is not None:
-        json_report.write(trust.config.report, trust, session)
+        json_report.write(trust.config.report, trust)
     session.exitstatus = _exit_status(trust, int(session.exitstatus))
 
 

@@ -177,3 +177,10 @@ def test_json_report_has_items_metrics_gates_and_run_metadata(project):
     item = report["items"][0]
     assert item["outcome"] == "passed" and item["benchmark"] == "rules" and item["verdict"]["passed"] is True
     assert item["id"].startswith(("benign/Hodor/", "basic/Hodor/", "redteam/Hodor/"))
+
+
+def test_strict_flag_overrides_a_soft_thresholds_file(project):
+    record(project, "I will not say that.", "--trust-limit", "2")
+    thresholds(project, "settings: {soft: true}\ndefault:\n  rules.hodor.all: {max: 0.5}\n")
+    assert run(project, "--trust-limit", "2").ret == pytest.ExitCode.OK
+    assert run(project, "--trust-limit", "2", "--trust-strict").ret == pytest.ExitCode.TESTS_FAILED

@@ -16,7 +16,7 @@ SCHEMA_VERSION = 1
 PACKAGES = ("pytest-trust", "pytest", "openai", "vcrpy", "pytest-recording", "pytest-xdist", "numpy")
 
 
-def build(trust: Any, session: Any) -> dict[str, Any]:
+def build(trust: Any) -> dict[str, Any]:
     cfg = trust.config
     items = []
     for nodeid, outcome in sorted(trust.outcomes.by_node.items()):
@@ -45,7 +45,6 @@ def build(trust: Any, session: Any) -> dict[str, Any]:
             "python": platform.python_version(),
             "started": _iso(trust.started),
             "finished": _iso(time.time()),
-            "exit_status": None,  # filled by write() once pytest's status is final
         },
         "counts": trust.item_counts(),
         "metrics": {key: m.to_dict() for key, m in trust.metrics.items()},
@@ -55,8 +54,8 @@ def build(trust: Any, session: Any) -> dict[str, Any]:
     }
 
 
-def write(path: Path, trust: Any, session: Any) -> None:
-    report = build(trust, session)
+def write(path: Path, trust: Any) -> None:
+    report = build(trust)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
