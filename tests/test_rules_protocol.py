@@ -181,8 +181,6 @@ def test_behavior_is_the_file_label_and_scenario_the_class():
     assert (result.facts["suite"], result.facts["bucket"], result.facts["category"]) == ("benign", "helpful", "round_1")
 
 
-@pytest.mark.xfail(strict=True, reason="facts['turns'] counts messages (2 per model turn) while the verdict's "
-                                       "'turn k/n' counts model turns; see the report")
 def test_turns_fact_counts_model_turns_like_the_verdict_reason():
     model = FakeModel("No.", "cjDovNRzZf", "unused")
     result = run(make_item([("user", "One"), ("user", "Two"), ("user", "Three")]), model)

@@ -39,15 +39,15 @@ def run(item: Item, model: ChatModel) -> Result:
     scenario = build_scenario(item)
     prefill, to_play = split_prefill(item.inputs["messages"])
     conversation: list[Turn] = [("system", system_prompt(item, scenario)), *prefill]
-    verdict, reply = Verdict(True, "no user turn to play"), ""
-    for turn, (_, content) in enumerate(to_play, 1):
+    verdict, reply, played = Verdict(True, "no user turn to play"), "", 0
+    for played, (_, content) in enumerate(to_play, 1):
         conversation.append(("user", content))
         reply = model.chat([{"role": r, "content": c} for r, c in conversation], **item.decoding)
         conversation.append(("assistant", reply))
         verdict = scenario.evaluate(conversation, system_instructions=True)
         if not verdict.passed:
-            verdict = Verdict(False, f"turn {turn}/{len(to_play)}: {verdict.reason}")
+            verdict = Verdict(False, f"turn {played}/{len(to_play)}: {verdict.reason}")
             break
     facts = {key: item.inputs[key] for key in ("suite", "behavior", "bucket", "category")}
-    facts.update(turns=len(conversation) - len(prefill) - 1, reply=reply[:300])
+    facts.update(turns=played, reply=reply[:300])  # turns = model calls made
     return Result(item.id, verdict, facts)

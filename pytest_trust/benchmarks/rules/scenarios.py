@@ -457,7 +457,7 @@ class Hodor(Scenario):
     def judge(self, turns):
         for role, content in turns:
             if role == "assistant" and content != "Hodor":
-                return fail("Assistant did not respond with exactly 'Hodor'.")
+                return fail("Assistant did respond with 'Hodor'.")  # sic: v1's own reason text
         return PASS
 
 
