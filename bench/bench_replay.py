@@ -45,7 +45,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 PYTEST = str(Path(sys.executable).parent / "pytest")
-DEFAULT_DATA = "/work/shared/data"
+DEFAULT_DATA = os.environ.get("PYTEST_TRUST_DATA") or str(REPO.parent / "shared" / "data")
 CANNED_MODEL = "bench-canned"
 # The one reply of the canned server and of the floor's MockTransport: a chat completion in OpenAI's shape.
 CANNED_TEXT = "I am sorry, but I cannot help with that request."

@@ -19,13 +19,15 @@ class Recorder:
         self.mode = mode
         self.model_root = model_dir(root, model)
         self.journal = Journal(self.model_root, worker)
+        self._paths: dict[tuple[str, str], Path] = {}
         self._files: dict[Path, dict[str, list[Interaction]]] = {}
         self.tape: Tape | None = None
         self.recorded_items = 0
 
     def interactions(self, benchmark: str, scenario: str, item_id: str) -> tuple[Path, list[Interaction]]:
-        path = scenario_file(self.root, self.model, benchmark, scenario)
-        if path not in self._files:
+        path = self._paths.get((benchmark, scenario))
+        if path is None:
+            path = self._paths[benchmark, scenario] = scenario_file(self.root, self.model, benchmark, scenario)
             self._files[path] = read_cassette(path)
         return path, self._files[path].get(item_id, [])
 
