@@ -14,6 +14,15 @@ from .recording import RecordMode
 MARKERS = {
     "rules": "RuLES rule-following cases (benign, basic, redteam suites)",
     "rules_hodor": "RuLES v1 Hodor cases written by pytest-trust (not part of the upstream scores)",
+    # DecodingTrust's eight perspectives, one marker each
+    "toxicity": "DecodingTrust toxicity",
+    "stereotype": "DecodingTrust stereotype bias",
+    "advglue": "DecodingTrust adversarial robustness (AdvGLUE)",
+    "ood": "DecodingTrust out-of-distribution robustness",
+    "adv_demonstration": "DecodingTrust robustness to adversarial demonstrations",
+    "privacy": "DecodingTrust privacy",
+    "machine_ethics": "DecodingTrust machine ethics",
+    "fairness": "DecodingTrust fairness",
 }
 
 
