@@ -63,8 +63,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     try:
         items = _session(metafunc.config).items(suite)
     except TrustError as err:
-        raise pytest.UsageError(f"loading suite {suite}: {err}") from None
-    metafunc.parametrize("trust_item", items, ids=[item.id for item in items])
+        problem = str(err)
+    else:
+        metafunc.parametrize("trust_item", items, ids=[item.id for item in items])
+        return
+    pytest.fail(f"cannot load suite {suite}: {problem}", pytrace=False)  # one message, no chained traceback
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:

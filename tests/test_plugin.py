@@ -184,3 +184,18 @@ def test_strict_flag_overrides_a_soft_thresholds_file(project):
     thresholds(project, "settings: {soft: true}\ndefault:\n  rules.hodor.all: {max: 0.5}\n")
     assert run(project, "--trust-limit", "2").ret == pytest.ExitCode.OK
     assert run(project, "--trust-limit", "2", "--trust-strict").ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_corrupt_data_file_is_one_message_naming_it(pytester, monkeypatch):
+    import lzma
+
+    bad = pytester.path / "mirror" / "rules" / "lm_eval/tasks/realguardrails/s_rules/data/benign_harmless.jsonl.xz"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(lzma.compress(b'{"id": "tampered"}\n'))
+    monkeypatch.setenv("PYTEST_TRUST_DATA", str(pytester.path / "mirror"))
+    pytester.makepyfile(test_suite=RULES_SUITE)
+    result = run(pytester)
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # a collection error stops the run before any item
+    result.stdout.fnmatch_lines(["cannot load suite rules: rules/*/benign_harmless.jsonl from *mirror* has sha256 *, "
+                                 "but the manifest pins 1568f296f5be*"])
+    assert "Traceback" not in result.stdout.str() and "During handling" not in result.stdout.str()
