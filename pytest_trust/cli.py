@@ -13,7 +13,7 @@ from .recording.journal import merge_journals
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="pytest-trust", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    for name, text in (("merge", "merge journals left by a killed recording run into the cassettes"),
+    for name, text in (("merge", "merge journals left by killed recording runs into the cassettes"),
                        ("list", "count the recorded items and interactions per cassette file")):
         cmd = sub.add_parser(name, help=text)
         cmd.add_argument("--model", required=True)
@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = model_dir(args.cassettes, args.model)
     if args.command == "merge":
-        print(f"merged {merge_journals(root, only_dead=True)} item(s) into {root}")
+        print(f"merged {merge_journals(root)} item(s) into {root}")
         return 0
     for path in sorted(root.glob("*/*.json")):
         by_item = read_cassette(path)

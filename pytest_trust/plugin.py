@@ -38,8 +38,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if run.record_mode.can_record and not run.base_url:
         raise pytest.UsageError(f"--record-mode={run.record_mode.value} needs an endpoint to record from: "
                                 "pass --trust-base-url URL or set OPENAI_BASE_URL")
-    worker = getattr(config, "workerinput", {}).get("workerid")
-    trust = config.stash[SESSION_KEY] = TrustSession(run, thresholds, worker)
+    workerinput = getattr(config, "workerinput", {})
+    trust = TrustSession(run, thresholds, workerinput.get("workerid"), workerinput.get("trust_run"))
+    config.stash[SESSION_KEY] = trust
     config.pluginmanager.register(_ReportListener(trust), "pytest-trust-reports")
 
 
@@ -51,7 +52,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     trust = _session(session.config)
     if trust.worker is None and trust.config.model:
         # journals left by a killed recording run are merged before anything replays
-        trust.merged_items += merge_journals(model_dir(trust.config.cassettes, trust.config.model), only_dead=True)
+        trust.merged_items += merge_journals(model_dir(trust.config.cassettes, trust.config.model))
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -121,8 +122,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.config.workeroutput[WORKER_OUTPUT] = json.dumps(
             {"results": trust.results, "error_kinds": trust.error_kinds})
         return
-    if trust.config.model and trust.config.record_mode.can_record:
-        trust.merged_items += merge_journals(model_dir(trust.config.cassettes, trust.config.model))
+    if trust.recorder is not None and trust.config.record_mode.can_record:
+        trust.merged_items += trust.recorder.merge()  # this run's journals, its workers' included
     trust.conclude()
     if trust.config.report is not None:
         json_report.write(trust.config.report, trust)
@@ -137,6 +138,11 @@ class _ReportListener:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.trust.outcomes.add(report.nodeid, report.when, report.outcome)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        if self.trust.recorder is not None:  # workers journal under the controller's run name
+            node.workerinput["trust_run"] = self.trust.recorder.run
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:

@@ -36,14 +36,14 @@ class Outcomes:
 
 
 class TrustSession:
-    def __init__(self, config: RunConfig, thresholds: Thresholds, worker: str | None) -> None:
+    def __init__(self, config: RunConfig, thresholds: Thresholds, worker: str | None, run: str | None = None) -> None:
         self.config = config
         self.thresholds = thresholds
         self.worker = worker  # None on the controller or a single process
         self.started = time.time()
         self._items: dict[str, list[Item]] = {}
         self._data: DataStore | None = None
-        self.recorder = (Recorder(config.cassettes, config.model, config.record_mode, worker or "main")
+        self.recorder = (Recorder(config.cassettes, config.model, config.record_mode, run, worker or "main")
                          if config.model else None)
         self.model: Model | None = None
         self.results: dict[str, dict[str, Any]] = {}  # nodeid -> Result.to_dict()

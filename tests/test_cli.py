@@ -6,11 +6,11 @@ from pytest_trust.recording.journal import Journal
 def test_merge_and_list(tmp_path, capsys):
     model_root = tmp_path / "m"
     write_cassette(model_root / "rules" / "A.json", {"x/1": [{"item_id": "x/1", "episode": 0}]})
-    journal = Journal(model_root, "gw9")
+    journal = Journal(model_root, "run9", "gw9")
     journal.append(model_root / "rules" / "A.json", "x/2", [{"item_id": "x/2", "episode": 0},
                                                            {"item_id": "x/2", "episode": 1}])
     journal.close()
-    dead = journal.path.with_name("gw9-999999999.jsonl")  # as left by a killed run
+    dead = journal.path.with_name("run9-gw9-999999999.jsonl")  # as left by a killed run
     journal.path.rename(dead)
     assert main(["merge", "--model", "m", "--cassettes", str(tmp_path)]) == 0
     assert sorted(read_cassette(model_root / "rules" / "A.json")) == ["x/1", "x/2"]

@@ -199,3 +199,13 @@ def test_corrupt_data_file_is_one_message_naming_it(pytester, monkeypatch):
     result.stdout.fnmatch_lines(["cannot load suite rules: rules/*/benign_harmless.jsonl from *mirror* has sha256 *, "
                                  "but the manifest pins 1568f296f5be*"])
     assert "Traceback" not in result.stdout.str() and "During handling" not in result.stdout.str()
+
+
+def test_recording_with_workers_merges_every_worker_journal(project):
+    with CannedServer(lambda body: "Hodor") as server:
+        recorded = run(project, "-n", "2", "--record-mode=once", "--trust-base-url", server.base_url,
+                       "--trust-limit", "6")
+    recorded.assert_outcomes(passed=6)
+    recorded.stdout.fnmatch_lines(["recorded: 6 item(s) merged into cassettes"])
+    assert not list((project.path / "cassettes" / "canned" / ".journal").glob("*.jsonl"))
+    run(project, "--trust-limit", "6", "--block-network").assert_outcomes(passed=6)

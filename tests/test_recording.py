@@ -148,22 +148,23 @@ def test_corrupt_cassette_is_one_clear_error(tmp_path):
 def test_journal_of_a_killed_run_is_merged_without_the_item_in_flight(tmp_path):
     model_root = tmp_path / "m"
     cassette = model_root / "bench" / "A.json"
-    journal = Journal(model_root, "gw0")
+    journal = Journal(model_root, "run1", "gw0")
     journal.append(cassette, "suite/A/1", [{"item_id": "suite/A/1", "digest": "d", "episode": 0}])
     journal.close()
     with open(journal.path, "a") as fh:  # a SIGKILL mid-write leaves half a line
         fh.write('{"cassette": "bench/A.json", "item_id": "suite/A/2", "interac')
-    dead = journal.path.with_name("gw0-999999999.jsonl")
+    dead = journal.path.with_name("run1-gw0-999999999.jsonl")
     os.replace(journal.path, dead)
-    assert merge_journals(model_root, only_dead=True) == 1
+    assert merge_journals(model_root, "another-run") == 1
     assert list(read_cassette(cassette)) == ["suite/A/1"]
     assert not dead.exists()
 
 
-def test_journal_of_a_live_writer_is_left_alone_at_start(tmp_path):
+def test_journal_of_another_live_session_is_left_alone(tmp_path):
     model_root = tmp_path / "m"
-    journal = Journal(model_root, "main")  # named with this (alive) process's pid
+    journal = Journal(model_root, "run1")  # named with this (alive) process's pid
     journal.append(model_root / "bench" / "A.json", "suite/A/1", [])
-    assert merge_journals(model_root, only_dead=True) == 0
-    assert merge_journals(model_root) == 1
+    assert merge_journals(model_root) == 0  # at start: only dead writers' journals
+    assert merge_journals(model_root, "run2") == 0  # another session's end: not its journal
+    assert merge_journals(model_root, "run1") == 1  # its own session's end
     journal.close()

@@ -4,7 +4,8 @@ Each recording process appends one JSON line per finished item to its own journa
 it to disk. At session end (and at the next start, for journals left by a killed run) the journals
 are merged into the scenario cassette files under a file lock, which makes concurrent xdist workers
 and concurrent sessions safe: an item's interactions in the journal replace the item's interactions
-in the cassette.
+in the cassette. A journal is named ``<run>-<worker>-<pid>.jsonl``: a session merges its own run's
+journals and those whose writer is gone, never the live journal of another session.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ JOURNAL_DIR = ".journal"
 class Journal:
     """Append-only journal of one process under ``cassettes/<model>/.journal/``."""
 
-    def __init__(self, model_root: Path, worker: str) -> None:
+    def __init__(self, model_root: Path, run: str, worker: str = "main") -> None:
         self.model_root = model_root
-        self.path = model_root / JOURNAL_DIR / f"{worker}-{os.getpid()}.jsonl"
+        self.path = model_root / JOURNAL_DIR / f"{run}-{worker}-{os.getpid()}.jsonl"
         self._fh: Any = None
 
     def append(self, cassette: Path, item_id: str, interactions: list[Interaction]) -> None:
@@ -46,17 +47,17 @@ class Journal:
             self._fh = None
 
 
-def merge_journals(model_root: Path, *, only_dead: bool = False) -> int:
-    """Merge journals into their cassettes; return how many items were merged.
+def merge_journals(model_root: Path, run: str | None = None) -> int:
+    """Merge the journals of ``run`` and of dead writers into their cassettes; return the item count.
 
-    ``only_dead`` merges only journals whose writing process is gone (used at start-up, when another
-    session may still be recording into the same folder).
+    Journals of another session that is still recording are left for it to merge.
     """
     journal_dir = model_root / JOURNAL_DIR
     if not journal_dir.is_dir():
         return 0
     with FileLock(str(model_root / ".lock")):
-        journals = [p for p in sorted(journal_dir.glob("*.jsonl")) if not only_dead or not _writer_alive(p)]
+        journals = [p for p in sorted(journal_dir.glob("*.jsonl"))
+                    if (run is not None and p.name.startswith(f"{run}-")) or not _writer_alive(p)]
         updates: dict[str, dict[str, list[Interaction]]] = {}
         for journal in journals:
             for cassette, item_id, interactions in _read_journal(journal):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 from .cassettes import Interaction, model_dir, read_cassette, scenario_file
@@ -13,12 +14,13 @@ from .tape import Tape
 class Recorder:
     """Opens one tape per item. Each scenario file is read and indexed once per process."""
 
-    def __init__(self, root: Path, model: str, mode: RecordMode, worker: str = "main") -> None:
+    def __init__(self, root: Path, model: str, mode: RecordMode, run: str | None = None, worker: str = "main") -> None:
         self.root = root
         self.model = model
         self.mode = mode
         self.model_root = model_dir(root, model)
-        self.journal = Journal(self.model_root, worker)
+        self.run = run or uuid.uuid4().hex[:8]  # names this session's journals (shared with its workers)
+        self.journal = Journal(self.model_root, self.run, worker)
         self._paths: dict[tuple[str, str], Path] = {}
         self._files: dict[Path, dict[str, list[Interaction]]] = {}
         self.tape: Tape | None = None
@@ -44,9 +46,10 @@ class Recorder:
             self._files[tape.cassette][tape.item_id] = tape.used
             self.recorded_items += 1
 
-    def merge(self, *, only_dead: bool = False) -> int:
+    def merge(self) -> int:
+        """Merge this session's journals (and any left by dead writers) into the cassettes."""
         self.journal.close()
-        return merge_journals(self.model_root, only_dead=only_dead)
+        return merge_journals(self.model_root, self.run)
 
     def miss_message(self, tape: Tape, digest: str) -> str:
         known = sum(len(v) for v in tape.recorded.values())
