@@ -42,6 +42,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from pytest_trust.recording.cassettes import model_dir
+
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 PYTEST = str(Path(sys.executable).parent / "pytest")
@@ -106,15 +108,11 @@ def record_cassettes(root: Path, env: dict[str, str]) -> None:
 def floor_answers(root: Path, model: str, out: Path) -> None:
     """{request body: response body} of every recorded interaction, for the floor's MockTransport."""
     answers = {}
-    for path in sorted((root / model_folder(model) / "rules").glob("*.json")):
+    for path in sorted((model_dir(root, model) / "rules").glob("*.json")):
         for interaction in json.loads(path.read_text(encoding="utf-8"))["interactions"]:
             body = interaction["request"]["body"]
             answers[body if isinstance(body, str) else json.dumps(body)] = interaction["response"]["body"]["string"]
     out.write_text(json.dumps(answers))
-
-
-def model_folder(model: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._+=-]", "_", model)
 
 
 # --- runs --------------------------------------------------------------------------------------------
