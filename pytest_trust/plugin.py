@@ -161,7 +161,10 @@ def _exit_status(trust: TrustSession, status: int) -> int:
     return status
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> Iterator[None]:
+    # outermost wrapper: printed after pytest's short test summary, right above the final line
+    yield
     trust = _session(config)
     if trust.worker is None and trust.ran_items:
         terminal.write_summary(terminalreporter, trust)
