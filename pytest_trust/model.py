@@ -9,8 +9,9 @@ only status-200 exchanges are kept, a failure is never recorded.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2

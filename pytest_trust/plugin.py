@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -12,8 +13,8 @@ from .errors import CassetteMiss, InvalidItem, ModelError, TrustError, UsageProb
 from .gates import load_thresholds
 from .items import Item
 from .options import MARKERS, RunConfig, add_options
-from .recording.journal import merge_journals
 from .recording.cassettes import model_dir
+from .recording.journal import merge_journals
 from .report import json_report, terminal
 from .session import TrustSession
 

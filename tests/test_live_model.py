@@ -11,7 +11,6 @@ import sys
 import urllib.request
 
 import pytest
-
 from conftest import ROOT, mirror
 
 PORT = "18181"  # not the recording port (18080), so a recording in progress is left alone

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from canned_server import CannedServer
 from conftest import mirror
 

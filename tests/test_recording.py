@@ -12,15 +12,14 @@ import os
 import httpx2
 import openai
 import pytest
+from canned_server import completion
 from vcr.serialize import deserialize
 from vcr.serializers import jsonserializer
 
 from pytest_trust.errors import CassetteMiss, CorruptCassette
-from pytest_trust.recording import RecordMode, Recorder, TrustTransport
+from pytest_trust.recording import Recorder, RecordMode, TrustTransport
 from pytest_trust.recording.cassettes import read_cassette, scenario_file, write_cassette
 from pytest_trust.recording.journal import Journal, merge_journals
-
-from canned_server import completion
 
 MESSAGES = [{"role": "user", "content": "say hi"}]
 

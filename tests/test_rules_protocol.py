@@ -9,7 +9,8 @@ with this project's decoding (temperature 0, 100 tokens).
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from pytest_trust.benchmarks.rules import aggregate, metric_keys
 from pytest_trust.items import Result, Verdict
 from pytest_trust.stats import bootstrap_mean_of_rates, wilson
+
+SERIAL = itertools.count()
 
 
 def test_wilson_matches_hand_computed_values():
@@ -24,10 +28,9 @@ def test_bootstrap_is_seeded_and_brackets_the_mean():
     assert bootstrap_mean_of_rates([(25, 25), (0, 25)]) == (0.5, 0.5)  # no variance to resample
 
 
-def result(suite, behavior, bucket, passed, category="round_1", n=[0]):
-    n[0] += 1
+def result(suite, behavior, bucket, passed, category="round_1"):
     facts = {"suite": suite, "behavior": behavior, "bucket": bucket, "category": category}
-    return Result(f"{suite}/{behavior}/{n[0]}", Verdict(passed), facts)
+    return Result(f"{suite}/{behavior}/{next(SERIAL)}", Verdict(passed), facts)
 
 
 def test_rules_aggregate_matches_hand_computed_values():

@@ -12,8 +12,9 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..errors import CorruptCassette
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 # Body fields that only label or route a request; every other field (model, messages, temperature,
 # max_tokens, top_p, n, seed, stop, tools, response_format, penalties, ...) takes part in the digest.

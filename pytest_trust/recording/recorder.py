@@ -24,7 +24,6 @@ class Recorder:
         self._paths: dict[tuple[str, str], Path] = {}
         self._files: dict[Path, dict[str, list[Interaction]]] = {}
         self.tape: Tape | None = None
-        self.recorded_items = 0
 
     def interactions(self, benchmark: str, scenario: str, item_id: str) -> tuple[Path, list[Interaction]]:
         path = self._paths.get((benchmark, scenario))
@@ -44,7 +43,6 @@ class Recorder:
         if tape is not None and tape.fresh:
             self.journal.append(tape.cassette, tape.item_id, tape.used)
             self._files[tape.cassette][tape.item_id] = tape.used
-            self.recorded_items += 1
 
     def merge(self) -> int:
         """Merge this session's journals (and any left by dead writers) into the cassettes."""

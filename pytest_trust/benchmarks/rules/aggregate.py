@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 from ...items import Result
 from ...metrics import Metric, pass_rate

@@ -8,8 +8,9 @@ upstream category (renamed ``round``) and the behaviour's file stem (``scenario_
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from importlib import resources
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ...data import DataStore, read_jsonl
 from ...items import Item

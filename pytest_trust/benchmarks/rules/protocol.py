@@ -9,7 +9,8 @@ play stops at the first violation.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from ...items import Item, Result, Verdict
 from .scenarios import SCENARIOS, Scenario, Turn

@@ -12,7 +12,8 @@ on a user message without the ``Name:`` prefix (raised here as ``InvalidItem``).
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from ...errors import InvalidItem
 from ...items import Verdict
