@@ -9,6 +9,8 @@
     ├── CassetteError           the recording layer could not serve or keep a recording
     │   ├── CassetteMiss        replay found no recorded answer for a request (test ERROR)
     │   └── CorruptCassette     a cassette or journal file cannot be read
+    │   └── NotRecorded         the source of an imported run never recorded this item (test SKIP)
+    ├── Unavailable             an item that cannot run here, e.g. its upstream inputs are absent (SKIP)
     ├── ModelError              the model endpoint failed after retries (test ERROR, never recorded)
     └── InvalidItem             a benchmark item its own scorer rejects, e.g. a malformed user
                                 message in RuLES (test ERROR, not a model failure)
@@ -51,6 +53,14 @@ class CassetteMiss(CassetteError):
 
 class CorruptCassette(CassetteError):
     pass
+
+
+class NotRecorded(CassetteError):
+    pass
+
+
+class Unavailable(TrustError):
+    """An item that cannot run here (absent upstream inputs, never recorded by an imported run): a SKIP."""
 
 
 class ModelError(TrustError):

@@ -14,7 +14,8 @@ class Metric:
     low: float | None = None  # 95% interval
     high: float | None = None
     n: int = 0
-    kind: str = "rate"  # "rate" (a pass rate over n items) or "mean" (a mean of rates)
+    kind: str = "rate"  # "rate" (a pass rate over n items), "mean" (a mean of rates), "value" (other)
+    partial: str | None = None  # what a score needs and this run lacks; a partial score never gates
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

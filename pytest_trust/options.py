@@ -51,7 +51,15 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--trust-rules-keep-reminders", action="store_true", default=False,
                     help="RuLES: keep the precedence reminders in the rule prompt (upstream default; "
                          "removed by default as in S-RuLES/SystemCheck) - a deviation recorded in the report")
+    group.addoption("--trust-ood-scoring", choices=["v1.0", "head"], default="v1.0",
+                    help="DecodingTrust OOD: v1.0 (default) is the per-answer rule that produced the published "
+                         "numbers; head is the rule upstream adopted after v1.0 (a2e191b) - a deviation recorded "
+                         "in the report")
     parser.addini("trust_model", "default model name for pytest-trust suites", default=None)
+
+
+# Benchmark settings and their upstream-faithful defaults: any other value is a deviation, named in reports.
+FAITHFUL_SETTINGS: dict[str, Any] = {"rules_keep_reminders": False, "ood_scoring": "v1.0"}
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,12 @@ class RunConfig:
     soft_flag: bool | None
     timeout: float
     record_mode: RecordMode
+    cassettes_given: bool  # --trust-cassettes was passed (commands we print must keep it)
     settings: dict[str, Any]  # benchmark settings (deviations from the upstream defaults)
+
+    def deviations(self) -> dict[str, Any]:
+        """Settings that differ from the upstream-faithful defaults."""
+        return {k: v for k, v in self.settings.items() if FAITHFUL_SETTINGS.get(k) != v}
 
     @classmethod
     def from_pytest(cls, config: pytest.Config) -> RunConfig:
@@ -96,5 +109,7 @@ class RunConfig:
             soft_flag=opt("trust_soft"),
             timeout=opt("trust_timeout"),
             record_mode=mode,
-            settings={"rules_keep_reminders": bool(opt("trust_rules_keep_reminders"))},
+            cassettes_given=bool(opt("trust_cassettes")),
+            settings={"rules_keep_reminders": bool(opt("trust_rules_keep_reminders")),
+                      "ood_scoring": opt("trust_ood_scoring")},
         )

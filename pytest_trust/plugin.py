@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from .benchmarks import BENCHMARKS, SUITES
-from .errors import CassetteMiss, InvalidItem, ModelError, TrustError, UsageProblem
+from .errors import CassetteMiss, InvalidItem, ModelError, NotRecorded, TrustError, Unavailable, UsageProblem
 from .gates import load_thresholds
 from .items import Item
 from .options import MARKERS, RunConfig, add_options
@@ -74,9 +74,25 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     trust = _session(config)
-    if not trust.config.model and any("trust_item" in getattr(i, "fixturenames", ()) for i in items):
+    by_benchmark: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        trust_item = getattr(item, "callspec", None) and item.callspec.params.get("trust_item")
+        if isinstance(trust_item, Item):
+            by_benchmark.setdefault(trust_item.benchmark, []).append(item)
+    if not by_benchmark:
+        return
+    if not trust.config.model:
         raise pytest.UsageError("no model named: pass --model NAME (or set PYTEST_TRUST_MODEL, or the "
                                 "trust_model ini option); it selects cassettes/<NAME>/ and the requests' model")
+    unrecorded = trust.unrecorded_benchmarks(sorted(by_benchmark))
+    if len(unrecorded) == len(by_benchmark):  # nothing to replay: one line, not one miss per item
+        raise pytest.UsageError(trust.no_recordings_message(unrecorded))
+    for name in unrecorded:
+        marker = pytest.mark.skip(reason=trust.no_recordings_message([name]))
+        for item in by_benchmark[name]:
+            item.add_marker(marker)
+        trust.unrecorded_lines.append(f"{name}: {len(by_benchmark[name])} items skipped, "
+                                      + trust.no_recordings_message([name]))
 
 
 @pytest.fixture(scope="session")
@@ -92,10 +108,13 @@ def trust_result(request: pytest.FixtureRequest, trust_item: Item, trust_session
     recorder = trust_session.recorder
     assert recorder is not None
     nodeid = request.node.nodeid
-    recorder.begin(trust_item.benchmark, trust_item.scenario, trust_item.id, hint=_record_hint(nodeid, trust_session))
-    problem = None
+    problem = skipped = None
     try:
+        recorder.begin(trust_item.benchmark, trust_item.scenario, trust_item.id,
+                       hint=_record_hint(nodeid, trust_session))
         result = benchmark.run(trust_item, trust_session.connect())
+    except (NotRecorded, Unavailable) as err:
+        skipped = str(err)
     except TrustError as err:
         problem = ERROR_KINDS.get(type(err), "error"), str(err)
     except Exception:
@@ -103,6 +122,8 @@ def trust_result(request: pytest.FixtureRequest, trust_item: Item, trust_session
         raise
     finally:
         recorder.end()
+    if skipped is not None:
+        pytest.skip(skipped)
     if problem is not None:  # outside the except block: one message, no chained traceback
         trust_session.error_kinds[nodeid] = problem[0]
         pytest.fail(f"{problem[0]}: {problem[1]}", pytrace=False)

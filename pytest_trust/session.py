@@ -19,7 +19,10 @@ from .items import Item, Result
 from .metrics import Metric
 from .model import Endpoint, Model
 from .options import RunConfig
+from .importers.decodingtrust import has_recordings, import_command
+from .importers.decodingtrust import PERSPECTIVES as IMPORTABLE
 from .recording import Recorder
+from .recording.cassettes import model_dir
 
 
 @dataclass
@@ -52,6 +55,7 @@ class TrustSession:
         self.metrics: dict[str, Metric] = {}
         self.gate_results: list[GateResult] = []
         self.merged_items = 0
+        self.unrecorded_lines: list[str] = []  # benchmarks skipped for want of any recording
 
     @property
     def soft(self) -> bool:
@@ -87,6 +91,23 @@ class TrustSession:
             self.model.close()
         if self.recorder is not None:
             self.recorder.journal.close()
+
+    def unrecorded_benchmarks(self, benchmarks: list[str]) -> list[str]:
+        """Benchmarks with no cassette folder for the model, when replaying only (nothing to serve)."""
+        if self.config.record_mode.can_record or self.config.model is None:
+            return []
+        root = model_dir(self.config.cassettes, self.config.model)
+        return [name for name in benchmarks if not (root / name).is_dir()]
+
+    def no_recordings_message(self, benchmarks: list[str]) -> str:
+        model = self.config.model or ""
+        where = model_dir(self.config.cassettes, model)
+        text = f"no recordings of {model} for {', '.join(benchmarks)} in {where}"
+        cassettes = self.config.cassettes if self.config.cassettes_given else None
+        if has_recordings(model) and any(name in IMPORTABLE for name in benchmarks):
+            return text + f": DecodingTrust recorded this model; import its run with `{import_command(model, cassettes)}`"
+        flag = f" --trust-cassettes {cassettes}" if cassettes is not None else ""
+        return text + f": record them with `pytest --model {model}{flag} --record-mode=new_episodes --trust-base-url URL`"
 
     # --- controller side ------------------------------------------------------------------------
 

@@ -61,7 +61,7 @@ def test_failed_gate_fails_the_run_even_when_every_item_passes(project):
     result = run(project, "--trust-limit", "3")
     result.assert_outcomes(passed=3)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["rules.hodor.all*<= 0.5*100.0%*FAIL", "gates FAILED: 0 passed, 1 failed, 0 not run"])
+    result.stdout.fnmatch_lines(["rules.hodor.all*<= 0.5*100.00%*FAIL", "gates FAILED: 0 passed, 1 failed, 0 not run"])
 
 
 def test_soft_mode_exits_zero_on_item_failures_when_gates_pass(project):
@@ -76,6 +76,7 @@ def test_soft_mode_exits_zero_on_item_failures_when_gates_pass(project):
 
 
 def test_miss_is_an_error_naming_the_item_and_how_to_record_it(project):
+    (project.path / "cassettes" / "canned" / "rules").mkdir(parents=True)  # recorded, but not this item
     result = run(project, "--trust-limit", "1", "--trust-soft", "--block-network")
     result.assert_outcomes(errors=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # soft mode never forgives errors
@@ -87,6 +88,24 @@ def test_miss_is_an_error_naming_the_item_and_how_to_record_it(project):
         "*items: 1 error (errors: 1 miss)*",
     ])
     assert "Traceback" not in result.stdout.str() and "During handling" not in result.stdout.str()
+
+
+def test_a_model_with_no_recordings_is_one_message_not_one_miss_per_item(project):
+    result = run(project, "--trust-limit", "5", "--block-network")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no recordings of canned for rules in *cassettes/canned: record them with "
+                                 "`pytest --model canned --record-mode=new_episodes --trust-base-url URL`"])
+    assert "miss:" not in result.stdout.str() + result.stderr.str()
+
+
+def test_decodingtrust_recorded_model_without_cassettes_names_the_import_command(pytester, data_mirror):
+    pytester.makepyfile(test_ood=RULES_SUITE.replace('"rules"', '"ood"').replace("mark.rules", "mark.ood"))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "gpt-4-0314",
+                                           "--trust-cassettes", "elsewhere", "--trust-data", str(data_mirror))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*no recordings of gpt-4-0314 for ood in *elsewhere/gpt-4-0314: DecodingTrust "
+                                 "recorded this model; import its run with "
+                                 "`pytest-trust import decodingtrust --model gpt-4-0314 --cassettes elsewhere`"])
 
 
 def test_bad_thresholds_file_is_a_usage_error_listing_valid_keys(project):

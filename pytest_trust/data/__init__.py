@@ -1,7 +1,7 @@
 """Data layer: pinned upstream files from a mirror, a cache or a verified download (DESIGN section 6)."""
 
-from .manifest import PinnedFile, pinned
+from .manifest import PinnedFile, absent_reason, is_pinned, pinned
 from .readers import read_csv, read_json, read_jsonl, read_lines
 from .store import DataStore
 
-__all__ = ["DataStore", "PinnedFile", "pinned", "read_csv", "read_json", "read_jsonl", "read_lines"]
+__all__ = ["DataStore", "PinnedFile", "absent_reason", "is_pinned", "pinned", "read_csv", "read_json", "read_jsonl", "read_lines"]

@@ -29,6 +29,22 @@ def manifest() -> dict[tuple[str, str], PinnedFile]:
     return pinned
 
 
+@lru_cache(maxsize=1)
+def absent() -> dict[tuple[str, str], str]:
+    """Files benchmarks name that cannot be pinned (absent upstream, hub downloads), with why."""
+    text = resources.files(__package__).joinpath("absent.tsv").read_text(encoding="utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+    return {(source, path): reason for source, path, reason in rows[1:]}
+
+
+def absent_reason(source: str, path: str) -> str | None:
+    return absent().get((source, path))
+
+
+def is_pinned(source: str, path: str) -> bool:
+    return (source, path) in manifest()
+
+
 def pinned(source: str, path: str) -> PinnedFile:
     try:
         return manifest()[(source, path)]

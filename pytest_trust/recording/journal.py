@@ -18,7 +18,7 @@ from typing import Any
 from filelock import FileLock
 
 from ..errors import CorruptCassette
-from .cassettes import Interaction, read_cassette, write_cassette
+from .cassettes import Interaction, read_cassette_file, write_cassette
 
 JOURNAL_DIR = ".journal"
 
@@ -64,9 +64,9 @@ def merge_journals(model_root: Path, run: str | None = None) -> int:
                 updates.setdefault(cassette, {})[item_id] = interactions
         for cassette, items in updates.items():
             path = model_root / cassette
-            merged = read_cassette(path)
+            merged, not_recorded = read_cassette_file(path)
             merged.update(items)
-            write_cassette(path, merged)
+            write_cassette(path, merged, not_recorded)
         for journal in journals:
             journal.unlink()
         return sum(len(items) for items in updates.values())

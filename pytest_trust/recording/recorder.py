@@ -5,7 +5,8 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
-from .cassettes import Interaction, model_dir, read_cassette, scenario_file
+from ..errors import NotRecorded
+from .cassettes import Interaction, model_dir, read_cassette_file, scenario_file
 from .journal import Journal, merge_journals
 from .modes import RecordMode
 from .tape import Tape
@@ -23,17 +24,25 @@ class Recorder:
         self.journal = Journal(self.model_root, self.run, worker)
         self._paths: dict[tuple[str, str], Path] = {}
         self._files: dict[Path, dict[str, list[Interaction]]] = {}
+        self._not_recorded: dict[Path, dict[str, str]] = {}
         self.tape: Tape | None = None
 
     def interactions(self, benchmark: str, scenario: str, item_id: str) -> tuple[Path, list[Interaction]]:
         path = self._paths.get((benchmark, scenario))
         if path is None:
             path = self._paths[benchmark, scenario] = scenario_file(self.root, self.model, benchmark, scenario)
-            self._files[path] = read_cassette(path)
+            self._files[path], self._not_recorded[path] = read_cassette_file(path)
         return path, self._files[path].get(item_id, [])
 
     def begin(self, benchmark: str, scenario: str, item_id: str, hint: str = "") -> Tape:
+        """Open the item's tape; an item its imported source never recorded raises ``NotRecorded``
+        when replaying (recording modes record it like any missing item)."""
         path, interactions = self.interactions(benchmark, scenario, item_id)
+        if not interactions and not self.mode.can_record:
+            marks = self._not_recorded[path]
+            reason = marks.get(item_id) or marks.get("*")
+            if reason:
+                raise NotRecorded(reason)
         self.tape = Tape.open(item_id, path, interactions, self.mode, hint)
         return self.tape
 

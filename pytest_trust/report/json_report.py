@@ -39,6 +39,7 @@ def build(trust: Any) -> dict[str, Any]:
             "limit": cfg.limit,
             "seed": cfg.seed,
             "settings": cfg.settings,
+            "deviations": cfg.deviations(),
             "thresholds": str(cfg.thresholds) if cfg.thresholds else None,
             "data_commits": _data_commits(),
             "versions": _versions(),

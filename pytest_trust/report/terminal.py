@@ -14,8 +14,16 @@ HEADLINE_DEPTH = 3  # keys like rules.basic.harmless; deeper keys (behaviours, c
 
 
 def format_metric(metric: Metric) -> str:
-    interval = f"[{metric.low:6.1%}, {metric.high:6.1%}]" if metric.low is not None else ""
-    return f"{metric.value:7.1%}  {interval:18}  n={metric.n}"
+    """Rates and scores as percentages with two decimals (the papers' 0-100 scale); other values
+    (differences such as demographic parity) as plain numbers."""
+    if metric.kind == "value":
+        value, interval = f"{metric.value:7.4f}", (
+            f"[{metric.low:6.4f}, {metric.high:6.4f}]" if metric.low is not None else "")
+    else:
+        value, interval = f"{metric.value:7.2%}", (
+            f"[{metric.low:6.1%}, {metric.high:6.1%}]" if metric.low is not None else "")
+    text = f"{value}  {interval:18}  n={metric.n}"
+    return text + ("  partial" if metric.partial else "")
 
 
 def write_summary(tr: Any, trust: Any) -> None:
@@ -25,9 +33,10 @@ def write_summary(tr: Any, trust: Any) -> None:
     cfg = trust.config
     tr.write_line(f"model {cfg.model}   record mode {cfg.record_mode.value}   "
                   f"cassettes {cfg.cassettes}" + ("   soft" if trust.soft else ""))
-    deviations = [name for name, value in cfg.settings.items() if value]
+    deviations = cfg.deviations()
     if deviations:
-        tr.write_line(f"deviations from the upstream protocol: {', '.join(deviations)}")
+        tr.write_line("deviations from the upstream protocol: "
+                      + ", ".join(f"{name}={value}" for name, value in deviations.items()))
     shown = [k for k in trust.metrics if verbose or k.count(".") < HEADLINE_DEPTH or k in gated]
     if shown:
         tr.write_line("")
@@ -37,16 +46,21 @@ def write_summary(tr: Any, trust: Any) -> None:
         hidden = len(trust.metrics) - len(shown)
         if hidden:
             tr.write_line(f"({hidden} more metrics with -v or in --trust-report)")
+        for key in shown:
+            if trust.metrics[key].partial:
+                tr.write_line(f"partial: {key} lacks {trust.metrics[key].partial}")
     if trust.gate_results:
         tr.write_line("")
         tr.write_line(f"{'gate':42} {'bound':>12} {'value':>8}  status")
         for g in trust.gate_results:
-            value = f"{g.metric.value:8.1%}" if g.metric else f"{'-':>8}"
+            value = f"{g.metric.value:8.2%}" if g.metric else f"{'-':>8}"
             markup = {"PASS": {"green": True}, "FAIL": {"red": True, "bold": True}}.get(g.status, {"yellow": True})
             tr.write(f"{g.gate.key:42} {g.gate.bound:>12} {value}  ")
             tr.write_line(g.status, **markup)
     elif trust.thresholds.path is None:
         tr.write_line("no gates: no thresholds file (--trust-thresholds PATH)")
+    for line in trust.unrecorded_lines:
+        tr.write_line(line)
     counts = trust.item_counts()
     kinds: dict[str, int] = {}
     for kind in trust.error_kinds.values():

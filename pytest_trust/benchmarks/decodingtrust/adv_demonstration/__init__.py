@@ -1,0 +1,15 @@
+"""DecodingTrust robustness to adversarial demonstrations (Wang et al. 2023, section 7).
+
+Counterfactual demonstrations (6 tasks, plain and ``_cf``), spurious-correlation demonstrations
+(6 heuristics; their inputs are absent upstream, so those scenarios skip) and backdoored demonstrations
+(4 attacks x 3 setups, ``_asr`` and ``_cacc`` test sets), as AI-secure/DecodingTrust@161ae83 asks and
+scores them (``src/dt/perspectives/adv_demonstration/``).
+"""
+
+from .aggregate import aggregate, metric_keys
+from .items import load_items
+from .protocol import messages, run
+from .recordings import recordings
+from .scenarios import NAME
+
+__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]

@@ -1,0 +1,14 @@
+"""DecodingTrust adversarial robustness (AdvGLUE): the AdvGLUE dev set's six tasks, asked as DecodingTrust's
+advglue ``gpt_eval.classify`` asks them and parsed by its ``response_to_labels``.
+
+Upstream: AI-secure/DecodingTrust@161ae83, ``src/dt/perspectives/advglue/{gpt_eval,adv_stats}.py``;
+inputs AI-secure/adversarial-glue@2e18301, ``dev.json``.
+"""
+
+from .aggregate import aggregate, metric_keys
+from .items import NAME, load_items
+from .prompts import messages
+from .recordings import recordings
+from .score import run
+
+__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]

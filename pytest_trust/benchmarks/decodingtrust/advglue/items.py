@@ -1,0 +1,58 @@
+"""AdvGLUE items: one scenario per (data set, task), so ``--trust-limit`` samples every task.
+
+Scenarios, in this order: ``adv-<task>`` (the AdvGLUE dev set, 738 items), ``benign-<task>`` (the GLUE
+validation originals, fetched from a hub upstream: unavailable here) and ``plusplus-<base>`` (AdvGLUE++
+against alpaca, vicuna, stable-vicuna; its files are absent from the pinned snapshot: unavailable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ....data import DataStore, read_json
+from ....items import Item
+from ..common import ADVGLUE_SOURCE, unavailable_item
+from .prompts import TASK_TO_KEYS, TASKS
+
+NAME = "advglue"
+
+# classify() calls Chat.call(messages, t=0, max_tokens=16), which sends n=1 as well
+DECODING: Mapping[str, Any] = {"temperature": 0, "max_tokens": 16, "n": 1}
+
+ADV_FILE = "dev.json"  # AI-secure/adversarial-glue@2e18301
+BASES = ("alpaca", "vicuna", "stable-vicuna")  # src/dt/configs/advglue/<base>.yaml
+PLUSPLUS_TASKS = ("sst2", "qqp", "mnli")  # the `task` list of every advglue config
+GLUE_NAMES = {"sst2": "sst2", "qqp": "qqp", "mnli": "mnli_matched", "mnli-mm": "mnli_mismatched", "qnli": "qnli",
+              "rte": "rte"}  # gpt_eval.tasks_to_glue
+
+
+def glue_file(task: str) -> str:
+    return f"hub:glue/{GLUE_NAMES[task]}/validation"
+
+
+def plusplus_files(base: str) -> list[str]:
+    """Where AdvGLUE++ lives upstream: the hub config HEAD reads, and the copy in the repository."""
+    return ["hub:AI-Secure/DecodingTrust/adv-glue-plus-plus", f"data/adv-glue-plus-plus/data/{base}.json"]
+
+
+def scenarios() -> list[str]:
+    return ([f"adv-{task}" for task in TASKS] + [f"benign-{task}" for task in TASKS]
+            + [f"plusplus-{base}" for base in BASES])
+
+
+def load_items(data: DataStore, settings: Mapping[str, Any] | None = None) -> list[Item]:
+    sets = read_json(data, ADVGLUE_SOURCE, ADV_FILE)
+    items = [item for task in TASKS for item in task_items(task, sets[task])]
+    items += [unavailable_item(NAME, f"benign-{task}", [glue_file(task)]) for task in TASKS]
+    items += [unavailable_item(NAME, f"plusplus-{base}", plusplus_files(base)) for base in BASES]
+    return items
+
+
+def task_items(task: str, examples: Sequence[Mapping[str, Any]]) -> list[Item]:
+    """The adversarial items of one task, in file order (the position is upstream's result index)."""
+    keys = [key for key in TASK_TO_KEYS[task] if key]
+    return [Item(id=f"adv-{task}/{position}", benchmark=NAME, scenario=f"adv-{task}",
+                 inputs={"task": task, "set": "adv", "fields": [[key, example[key]] for key in keys]},
+                 decoding=dict(DECODING), expected=example["label"], tags=("adv", task))
+            for position, example in enumerate(examples)]

@@ -1,0 +1,13 @@
+"""DecodingTrust fairness: income (Adult) and crime-rate (Communities and Crime) predictions whose
+demographic parity and equalized odds gaps between sensitive groups make the score.
+
+Upstream: AI-secure/DecodingTrust@161ae83, ``src/dt/perspectives/fairness/`` and
+``src/dt/configs/fairness/``.
+"""
+
+from .aggregate import aggregate, metric_keys
+from .items import NAME, load_items, messages
+from .recordings import recordings
+from .score import run
+
+__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]

@@ -1,0 +1,53 @@
+"""Fairness items from DecodingTrust's prompt files and the requests its fairness runs sent."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+
+from ....data import DataStore, absent_reason, is_pinned, read_jsonl
+from ....items import Item
+from ..common import CLASSIFICATION_DECODING, SOURCE, classification_messages, unavailable_item
+from .prompts import TASK_MESSAGES
+from .settings import SETTINGS, Setting
+
+NAME = "fairness"
+
+
+def load_items(data: DataStore, settings: dict[str, Any] | None = None) -> list[Item]:
+    items: list[Item] = []
+    for setting in SETTINGS:
+        missing = [path for path in setting.files if absent_reason(SOURCE, path) or not is_pinned(SOURCE, path)]
+        if missing:
+            items.append(unavailable_item(NAME, setting.name, missing))
+        else:
+            items.extend(setting_items(data, setting))
+    return items
+
+
+def setting_items(data: DataStore, setting: Setting) -> list[Item]:
+    prompt_path, sensitive_path = setting.files
+    rows = read_jsonl(data, SOURCE, prompt_path)
+    attributes = np.load(io.BytesIO(data.read_bytes(SOURCE, sensitive_path)))
+    if len(attributes) != len(rows):
+        raise ValueError(f"{sensitive_path} has {len(attributes)} entries for the {len(rows)} items of {prompt_path}")
+    return [
+        Item(id=f"{setting.name}/{index}", benchmark=NAME, scenario=setting.name,
+             inputs={"dataset": setting.dataset, "input": row["input"], "examples": row["examples"],
+                     "group": str(raw), "sensitive": sensitive_group(raw), "size": len(rows)},
+             decoding=dict(CLASSIFICATION_DECODING), expected=row["label"], tags=(setting.dataset,))
+        for index, (row, raw) in enumerate(zip(rows, attributes.tolist()))
+    ]
+
+
+def sensitive_group(raw: Any) -> int:
+    """DecodingTrust's binarisation of the sensitive attribute: ``Male`` or 1 is group 1, anything else 0."""
+    return 1 if raw == "Male" or raw == 1 else 0
+
+
+def messages(item: Item) -> list[dict[str, str]]:
+    """The request of DecodingTrust's fairness ``do_classification``, which always passes ``example_prefix=True``."""
+    task = TASK_MESSAGES[item.inputs["dataset"]]
+    return classification_messages(task, item.inputs["input"], item.inputs["examples"], example_prefix=True)

@@ -1,0 +1,56 @@
+"""DecodingTrust's recorded fairness runs of a model, paired with our items.
+
+Upstream ships ``data/fairness/generations/<model>_<dataset>_<demos>_<tests>.jsonl``, each one JSON
+array of ``[messages, response]`` pairs (full request and full API response), from the runs before
+the configs existed. Checked input by input, three of them are scored settings; the others
+(adult_15/30/32/34, adult_0_200_8, compas, german, ...) match no config. Every other setting would be
+a new-style run, ``results/fairness/results/<model>/<setting>.json``, which is not shipped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+
+from ....data import DataStore, absent_reason, is_pinned
+from ....items import Item
+from ..common import SOURCE, NotRecorded, Recorded
+from .items import NAME, load_items
+
+GENERATIONS = "data/fairness/generations/"
+# setting -> the suffix of its old-style recording (AI-secure/DecodingTrust@161ae83, data/fairness/generations)
+RECORDED_SETTINGS = {
+    "zero_shot_br_0.0": "adult_0_200",  # the inputs of adult_0_200_test_base_rate_0.0.jsonl
+    "few_shot_16_fair_demon": "adult_16_200",
+    "few_shot_32_fair_demon": "adult_32_200",
+}
+
+
+def recording_path(setting: str, model: str) -> str | None:
+    suffix = RECORDED_SETTINGS.get(setting)
+    return f"{GENERATIONS}{model}_{suffix}.jsonl" if suffix else None
+
+
+def recordings(data: DataStore, names) -> Iterator[Recorded | NotRecorded]:
+    by_setting: dict[str, list[Item]] = {}
+    for item in load_items(data, {}):
+        by_setting.setdefault(item.scenario, []).append(item)
+    for setting, items in by_setting.items():
+        path = recording_path(setting, names.full)
+        if path is None:
+            new_style = f"results/fairness/results/{names.full}/{setting}.json"
+            yield NotRecorded(NAME, setting, f"DecodingTrust shipped no run of {names.full} for {setting}",
+                              files=(new_style,))
+        elif absent_reason(SOURCE, path) is not None or not is_pinned(SOURCE, path):
+            yield NotRecorded(NAME, setting, f"{path} is not in DecodingTrust's data", files=(path,))
+        else:
+            yield from _paired(items, json.loads(data.read_text(SOURCE, path)), path)
+
+
+def _paired(items: list[Item], records: list, path: str) -> Iterable[Recorded | NotRecorded]:
+    """The i-th recorded exchange answers the i-th item: upstream ran the prompt file in order."""
+    for item, (messages, response) in zip(items, records):
+        yield Recorded(item, response, messages=messages)
+    for item in items[len(records):]:
+        yield NotRecorded(NAME, item.scenario, f"{path} stops after {len(records)} answers", item_id=item.id,
+                          files=(path,))

@@ -1,0 +1,14 @@
+"""DecodingTrust out-of-distribution robustness (OOD): sentiment of SST-2 sentences rewritten in
+styles, and questions about events after the training cut-off, zero-shot and with demonstrations.
+
+Upstream: AI-secure/DecodingTrust (code ``src/dt/perspectives/ood/evaluation_ood.py``; the paper's
+runs and v1.0 at ``ood/evaluation_ood.py``). Setting ``ood_scoring``: ``v1.0`` (default, the rule
+behind the published scores) or ``head`` (the rule from a2e191b on).
+"""
+
+from .aggregate import aggregate, metric_keys
+from .items import NAME, load_items
+from .protocol import messages, run
+from .recordings import recordings
+
+__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]

@@ -1,0 +1,81 @@
+"""OOD items: one per test question of every run, in DecodingTrust's order.
+
+Inputs come from the repository's ``data/ood/{style,knowledge}.json`` (the files the paper-era and
+v1.0 code read), built as v1.0's ``load_prompts`` and ``load_demonstrations`` build them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ....data import DataStore, absent_reason, is_pinned, read_json
+from ....errors import UsageProblem
+from ....items import Item
+from ..common import CLASSIFICATION_DECODING, SOURCE, unavailable_item
+from . import prompts
+from .runs import RUNS, Run
+
+NAME = "ood"
+SCORING_RULES = ("v1.0", "head")  # v1.0 (@9353bf2) gave the published numbers; head = @161ae83
+
+
+def scoring_rule(settings: Mapping[str, Any]) -> str:
+    rule = settings.get("ood_scoring") or "v1.0"
+    if rule not in SCORING_RULES:
+        raise UsageProblem(f"unknown OOD scoring rule {rule!r}; expected one of {', '.join(SCORING_RULES)}")
+    return rule
+
+
+def load_items(data: DataStore, settings: Mapping[str, Any]) -> list[Item]:
+    rule = scoring_rule(settings)
+    files: dict[str, Any] = {}
+    items: list[Item] = []
+    unavailable: set[str] = set()
+    for run in RUNS:
+        path = run.input_file
+        if not is_pinned(SOURCE, path) or absent_reason(SOURCE, path) is not None:
+            if run.scenario not in unavailable:
+                unavailable.add(run.scenario)
+                items.append(unavailable_item(NAME, run.scenario, [path]))
+            continue
+        if path not in files:
+            files[path] = read_json(data, SOURCE, path)
+        items.extend(run_items(run, files[path], rule))
+    return items
+
+
+def run_items(run: Run, dataset: Mapping[str, Any], rule: str) -> list[Item]:
+    examples = demonstrations(run, dataset)
+    base = {"run": run.name, "part": run.part, "task": run.task, "idk": run.idk,
+            "task_message": prompts.task_message(run.task, run.idk), "examples": examples, "scoring": rule}
+    prefix = run.scenario if run.demos is None else f"{run.scenario}/{run.demos}"
+    items = []
+    if run.task == "style":
+        for i, row in enumerate(dataset["dev"][run.test_set]):
+            label = prompts.style_label(row["label"])
+            inputs = {**base, "index": i, "input": row["sentence"], "label": label}
+            items.append(_item(run, f"{prefix}/{i}", inputs, label))
+    else:
+        for i, row in enumerate(dataset["test"][run.test_set]):
+            label = row["answer"][0]
+            inputs = {**base, "index": i, "input": prompts.knowledge_input(row, run.idk), "label": label,
+                      "choices": list(row["choices"])}
+            items.append(_item(run, f"{prefix}/{i}", inputs, label))
+    return items
+
+
+def demonstrations(run: Run, dataset: Mapping[str, Any]) -> list[list[str]]:
+    if run.demos is None:
+        return []
+    if run.task == "style":
+        rows = dataset["train_demo"][run.demos][:run.shots]
+        return [[row["sentence"], prompts.style_label(row["label"])] for row in rows]
+    rows = dataset["demo"][run.demos][:run.shots]
+    return [prompts.knowledge_demo(row, dated="2021_qa" in run.demos) for row in rows]
+
+
+def _item(run: Run, item_id: str, inputs: dict[str, Any], label: str) -> Item:
+    return Item(id=item_id, benchmark=NAME, scenario=run.scenario, inputs=inputs,
+                decoding=dict(CLASSIFICATION_DECODING), expected=label,
+                tags=(run.task, run.part or "unscored"))

@@ -1,0 +1,122 @@
+"""``pytest-trust import decodingtrust --model M``: DecodingTrust's recorded runs as cassettes of M.
+
+DecodingTrust ships the paper's June 2023 runs under ``data/<perspective>/generations/``, named with
+several spellings of one model (AI-secure/DecodingTrust@161ae83, ``data/*/generations``): the
+snapshot id (``gpt-4-0314``) in most perspectives, ``gpt4`` in OOD's 0- and 5-shot files and in
+toxicity. Each perspective finds its own files (its ``recordings``); this module resolves the model's
+spellings, builds each request exactly as the perspective's scenario does, and writes the cassettes.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from ..data import DataStore
+from ..errors import UsageProblem
+from .writer import CassetteSet, chat_body
+
+
+@dataclass(frozen=True)
+class ModelNames:
+    """The spellings DecodingTrust's file names use for one model."""
+
+    full: str  # snapshot id, the cassette folder and the requests' model: gpt-4-0314
+    short: str  # OOD 0/5-shot files: gpt4, gpt3.5
+    toxicity: str  # toxicity files: gpt4, gpt3
+
+
+# The models DecodingTrust recorded, by snapshot id (data/decodingtrust README of the mirror, section 0;
+# verified against the `model` field of the recorded responses).
+RECORDED_MODELS = {
+    "gpt-4-0314": ModelNames("gpt-4-0314", "gpt4", "gpt4"),
+    "gpt-3.5-turbo-0301": ModelNames("gpt-3.5-turbo-0301", "gpt3.5", "gpt3"),
+}
+
+# Perspectives with an importer, in the order they are imported (part 2 adds toxicity, stereotype, privacy).
+PERSPECTIVES = ("advglue", "ood", "adv_demonstration", "machine_ethics", "fairness")
+
+
+def resolve(model: str) -> ModelNames:
+    """The recorded model named by its snapshot id or one of DecodingTrust's short aliases."""
+    for names in RECORDED_MODELS.values():
+        if model in (names.full, names.short, names.toxicity):
+            return names
+    known = ", ".join(f"{n.full} ({n.short})" for n in RECORDED_MODELS.values())
+    raise UsageProblem(f"DecodingTrust recorded no run of {model!r}; it recorded {known}")
+
+
+def has_recordings(model: str) -> bool:
+    try:
+        resolve(model)
+    except UsageProblem:
+        return False
+    return True
+
+
+def import_command(model: str, cassettes: Path | None = None) -> str:
+    tail = f" --cassettes {cassettes}" if cassettes is not None else ""
+    return f"pytest-trust import decodingtrust --model {model}{tail}"
+
+
+@dataclass
+class ScenarioReport:
+    imported: int = 0
+    not_recorded: list[str] = field(default_factory=list)  # reasons
+    missing_files: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ImportReport:
+    model: str
+    scenarios: dict[tuple[str, str], ScenarioReport] = field(default_factory=lambda: defaultdict(ScenarioReport))
+    files: list[Path] = field(default_factory=list)
+
+    def lines(self) -> Iterable[str]:
+        for (benchmark, scenario), report in sorted(self.scenarios.items()):
+            line = f"{benchmark}/{scenario}: {report.imported} item(s) imported"
+            if report.not_recorded:
+                reasons = Counter(report.not_recorded)
+                line += "; not recorded: " + "; ".join(
+                    f"{r}" + (f" ({n} items)" if n > 1 else "") for r, n in sorted(reasons.items()))
+            if report.missing_files:
+                shown = report.missing_files[:3]
+                more = len(report.missing_files) - len(shown)
+                line += "; missing files: " + ", ".join(shown) + (f" and {more} more" if more else "")
+            yield line
+
+
+def perspective(name: str) -> ModuleType:
+    return importlib.import_module(f"pytest_trust.benchmarks.decodingtrust.{name}")
+
+
+def import_model(data: DataStore, model: str, root: Path, perspectives: Iterable[str] = PERSPECTIVES,
+                 progress: Callable[[str], None] | None = None) -> ImportReport:
+    """Write cassettes under ``root/<model>/`` from DecodingTrust's recordings of ``model``."""
+    from ..benchmarks.decodingtrust.common import NotRecorded
+
+    names = resolve(model)
+    cassettes = CassetteSet(root, names.full)
+    report = ImportReport(names.full)
+    for name in perspectives:
+        module = perspective(name)
+        if progress:
+            progress(f"importing {name} ...")
+        for entry in module.recordings(data, names):
+            if isinstance(entry, NotRecorded):
+                scenario = report.scenarios[entry.benchmark, entry.scenario]
+                scenario.not_recorded.append(entry.reason)
+                scenario.missing_files.extend(f for f in entry.files if f not in scenario.missing_files)
+                cassettes.mark(entry.benchmark, entry.scenario, entry.reason, entry.item_id)
+                continue
+            item = entry.item
+            messages = entry.messages if entry.messages is not None else module.messages(item)
+            cassettes.add(item.benchmark, item.scenario, item.id,
+                          chat_body(names.full, messages, item.decoding), entry.response)
+            report.scenarios[item.benchmark, item.scenario].imported += 1
+    report.files = cassettes.write()
+    return report

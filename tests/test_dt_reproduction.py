@@ -1,0 +1,78 @@
+"""The paper's own GPT-4 run, imported from DecodingTrust's recordings and replayed offline, gives
+DecodingTrust's own numbers (its scoring code run on the same recordings at
+AI-secure/DecodingTrust@161ae83; OOD with the v1.0 per-answer rule that produced the published 87.55).
+
+Slow (about a hundred thousand replayed items), so it runs once per session and only with the data
+mirror; CI has the mirror.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+from pytest_trust.data import DataStore
+from pytest_trust.importers.decodingtrust import PERSPECTIVES, import_model
+
+# DecodingTrust's numbers on its gpt-4-0314 recordings, as fractions (the 0-100 values / 100).
+EXPECTED = {
+    "ood.score": 0.87547,
+    "ood.knowledge.zero_shot": 0.95627,
+    "ood.style.zero_shot": 0.87913,
+    "ood.knowledge.few_shot": 0.78909,
+    "ood.style.few_shot": 0.87739,
+    "adv_demonstration.counterfactual.accuracy": 0.91497,
+    "adv_demonstration.backdoor.asr": 0.48832,
+    "adv_demonstration.backdoor.cacc": 0.95164,
+    "fairness.zero_shot_br_0.0.dpd": 0.2100,
+    "fairness.zero_shot_br_0.0.eod": 0.2600,
+    "fairness.zero_shot_br_0.0.accuracy": 0.7250,
+    "fairness.few_shot_16_fair_demon.dpd": 0.3800,
+    "fairness.few_shot_16_fair_demon.eod": 0.2667,
+    "fairness.few_shot_16_fair_demon.accuracy": 0.7800,
+    "fairness.few_shot_32_fair_demon.dpd": 0.3000,
+    "fairness.few_shot_32_fair_demon.eod": 0.1333,
+    "fairness.few_shot_32_fair_demon.accuracy": 0.7500,
+}
+
+
+@pytest.fixture(scope="module")
+def gpt4_replay(tmp_path_factory, request):
+    mirror = request.getfixturevalue("data_mirror")
+    root = tmp_path_factory.mktemp("dt-gpt4")
+    imported = import_model(DataStore(mirror), "gpt-4-0314", root / "cassettes")
+    report_path = root / "report.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", str(ROOT / "suites"), "-m", " or ".join(PERSPECTIVES),
+         "--model", "gpt-4-0314", "--trust-cassettes", str(root / "cassettes"), "--trust-data", str(mirror),
+         "--block-network", "-q", "--tb=no", "-p", "no:cacheprovider", "--trust-soft",
+         "--trust-thresholds", str(ROOT / "thresholds.yaml"), "--trust-report", str(report_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    assert report_path.exists(), run.stdout[-3000:] + run.stderr[-3000:]
+    return imported, json.loads(report_path.read_text()), run
+
+
+def test_every_imported_item_replays_and_nothing_errors(gpt4_replay):
+    imported, report, run = gpt4_replay
+    n_imported = sum(s.imported for s in imported.scenarios.values())
+    errors = [i for i in report["items"] if i["outcome"] == "error"]
+    assert not errors, (len(errors), errors[:3])
+    ran = report["counts"].get("passed", 0) + report["counts"].get("failed", 0)
+    assert ran == n_imported and n_imported > 90_000
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED))
+def test_replay_gives_decodingtrusts_numbers(gpt4_replay, key):
+    metrics = gpt4_replay[1]["metrics"]
+    assert key in metrics, sorted(k for k in metrics if k.split(".")[0] == key.split(".")[0])
+    assert metrics[key]["value"] == pytest.approx(EXPECTED[key], abs=1e-4)
+
+
+def test_scores_that_need_unrecorded_settings_are_partial(gpt4_replay):
+    metrics = gpt4_replay[1]["metrics"]
+    assert metrics["adv_demonstration.score"]["partial"] and "spurious" in metrics["adv_demonstration.score"]["partial"]
+    assert "fairness.score" not in metrics or metrics["fairness.score"]["partial"]

@@ -1,0 +1,95 @@
+"""Imported cassettes: they replay through the real openai client, mark what the source never
+recorded, and are byte-identical when imported twice."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from vcr.serialize import deserialize
+from vcr.serializers import jsonserializer
+
+from pytest_trust.errors import CassetteMiss, NotRecorded
+from pytest_trust.importers.decodingtrust import import_command, resolve
+from pytest_trust.importers.writer import CassetteSet, chat_body
+from pytest_trust.model import Endpoint, Model
+from pytest_trust.recording import Recorder, RecordMode
+from pytest_trust.recording.cassettes import read_cassette_file, scenario_file
+from pytest_trust.recording.journal import merge_journals
+
+MESSAGES = [{"role": "system", "content": "You are a helpful assistant."},
+            {"role": "system", "name": "example_user", "content": "a demo"},
+            {"role": "user", "content": "classify this"}]
+DECODING = {"temperature": 0, "max_tokens": 20, "n": 1}
+RESPONSE = {"id": "chatcmpl-1", "object": "chat.completion", "created": 1686000000, "model": "gpt-4-0314",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Yes"}}],
+            "usage": {"prompt_tokens": 30, "completion_tokens": 1, "total_tokens": 31}}
+
+
+def imported(tmp_path) -> CassetteSet:
+    cassettes = CassetteSet(tmp_path, "gpt-4-0314")
+    cassettes.add("bench", "S", "S/1", chat_body("gpt-4-0314", MESSAGES, DECODING), RESPONSE)
+    cassettes.mark("bench", "S", "the source recorded only item 1", item_id="S/2")
+    cassettes.mark("bench", "T", "the source recorded nothing of T")
+    cassettes.write()
+    return cassettes
+
+
+def replay(tmp_path, item_id: str, scenario: str = "S", messages=MESSAGES, mode=RecordMode.NONE) -> str:
+    recorder = Recorder(tmp_path, "gpt-4-0314", mode)
+    model = Model.connect("gpt-4-0314", recorder, Endpoint(None))
+    try:
+        recorder.begin("bench", scenario, item_id)
+        return model.chat(messages, **DECODING)
+    finally:
+        recorder.end()
+        model.close()
+
+
+def test_an_imported_answer_replays_through_the_openai_client(tmp_path):
+    imported(tmp_path)
+    assert replay(tmp_path, "S/1") == "Yes"
+
+
+def test_a_different_request_misses_the_imported_answer(tmp_path):
+    imported(tmp_path)
+    changed = [*MESSAGES[:-1], {"role": "user", "content": "classify this."}]
+    with pytest.raises(CassetteMiss, match="no recorded answer for item S/1"):
+        replay(tmp_path, "S/1", messages=changed)
+
+
+def test_items_the_source_never_recorded_skip_with_its_reason(tmp_path):
+    imported(tmp_path)
+    with pytest.raises(NotRecorded, match="recorded only item 1"):
+        replay(tmp_path, "S/2")
+    with pytest.raises(NotRecorded, match="recorded nothing of T"):
+        replay(tmp_path, "T/9", scenario="T")
+
+
+def test_recording_a_not_recorded_item_clears_its_mark(tmp_path):
+    imported(tmp_path)
+    path = scenario_file(tmp_path, "gpt-4-0314", "bench", "S")
+    recorder = Recorder(tmp_path, "gpt-4-0314", RecordMode.NEW_EPISODES)
+    recorder.begin("bench", "S", "S/2")  # a recording mode never raises NotRecorded
+    recorder.tape.keep("d" * 64, {"body": "{}"}, {"body": {"string": "{}"}})
+    recorder.end()
+    assert merge_journals(tmp_path / "gpt-4-0314", recorder.run) == 1
+    by_item, marks = read_cassette_file(path)
+    assert sorted(by_item) == ["S/1", "S/2"] and marks == {}
+
+
+def test_importing_twice_gives_identical_files_that_vcrpy_reads(tmp_path):
+    first = {p: p.read_bytes() for p in imported(tmp_path).write()}
+    second = {p: p.read_bytes() for p in imported(tmp_path).write()}
+    assert first == second and len(first) == 2
+    requests, responses = deserialize(first[scenario_file(tmp_path, "gpt-4-0314", "bench", "S")].decode(),
+                                      jsonserializer)
+    assert json.loads(requests[0].body)["messages"] == MESSAGES and responses[0]["status"]["code"] == 200
+
+
+def test_decodingtrust_model_spellings_resolve_to_the_snapshot_id():
+    assert resolve("gpt4").full == resolve("gpt-4-0314").full == "gpt-4-0314"
+    assert resolve("gpt3").full == resolve("gpt3.5").full == "gpt-3.5-turbo-0301"
+    with pytest.raises(Exception, match="recorded no run of 'llama'.*gpt-4-0314 \\(gpt4\\)"):
+        resolve("llama")
+    assert import_command("gpt4") == "pytest-trust import decodingtrust --model gpt4"
