@@ -12,7 +12,8 @@ class Item:
     """One benchmark item: what the benchmark needs to build its requests and score the answers.
 
     ``id`` is stable and human-readable (it is the pytest id and the cassette key); ``scenario``
-    names the cassette file the item's recordings live in.
+    names the cassette file the item's recordings live in. ``unavailable`` says why an item cannot run
+    here at all (e.g. its upstream inputs are absent): it skips with that reason before anything else.
     """
 
     id: str
@@ -22,6 +23,7 @@ class Item:
     decoding: Mapping[str, Any]
     expected: Any = None
     tags: tuple[str, ...] = ()
+    unavailable: str = ""
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,9 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--trust-report", metavar="PATH", help="write the JSON report (metrics, gates, items) here")
     group.addoption("--trust-limit", type=int, metavar="N", help="run a seeded subset of N items per scenario")
     group.addoption("--trust-seed", type=int, default=0, metavar="S", help="seed of --trust-limit's subset (default 0)")
+    group.addoption("--trust-recorded-only", action="store_true", default=False,
+                    help="replay only the items that have a recording (e.g. a run recorded with --trust-limit); "
+                         "the others are deselected. A recorded item whose request changed still misses")
     group.addoption("--trust-soft", action="store_true", default=None,
                     help="only gates and errors decide the exit status, not failing items")
     group.addoption("--trust-strict", dest="trust_soft", action="store_false", default=None,
@@ -55,11 +58,16 @@ def add_options(parser: pytest.Parser) -> None:
                     help="DecodingTrust OOD: v1.0 (default) is the per-answer rule that produced the published "
                          "numbers; head is the rule upstream adopted after v1.0 (a2e191b) - a deviation recorded "
                          "in the report")
+    group.addoption("--trust-advglue-protocol", choices=["paper", "head"], default="paper",
+                    help="DecodingTrust AdvGLUE: paper (default) sends the requests of the script behind the published "
+                         "numbers (c9b63ad: system turn, no demonstrations, temperature 0); head sends 161ae83's "
+                         "(demonstrations, max_tokens 16) - a deviation recorded in the report")
     parser.addini("trust_model", "default model name for pytest-trust suites", default=None)
 
 
 # Benchmark settings and their upstream-faithful defaults: any other value is a deviation, named in reports.
-FAITHFUL_SETTINGS: dict[str, Any] = {"rules_keep_reminders": False, "ood_scoring": "v1.0"}
+FAITHFUL_SETTINGS: dict[str, Any] = {"rules_keep_reminders": False, "ood_scoring": "v1.0",
+                                     "advglue_protocol": "paper"}
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,7 @@ class RunConfig:
     timeout: float
     record_mode: RecordMode
     cassettes_given: bool  # --trust-cassettes was passed (commands we print must keep it)
+    recorded_only: bool
     settings: dict[str, Any]  # benchmark settings (deviations from the upstream defaults)
 
     def deviations(self) -> dict[str, Any]:
@@ -110,6 +119,8 @@ class RunConfig:
             timeout=opt("trust_timeout"),
             record_mode=mode,
             cassettes_given=bool(opt("trust_cassettes")),
+            recorded_only=bool(opt("trust_recorded_only")),
             settings={"rules_keep_reminders": bool(opt("trust_rules_keep_reminders")),
-                      "ood_scoring": opt("trust_ood_scoring")},
+                      "ood_scoring": opt("trust_ood_scoring"),
+                      "advglue_protocol": opt("trust_advglue_protocol")},
         )

@@ -87,12 +87,33 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     unrecorded = trust.unrecorded_benchmarks(sorted(by_benchmark))
     if len(unrecorded) == len(by_benchmark):  # nothing to replay: one line, not one miss per item
         raise pytest.UsageError(trust.no_recordings_message(unrecorded))
+    recorded_only = trust.config.recorded_only and not trust.config.record_mode.can_record
     for name in unrecorded:
         marker = pytest.mark.skip(reason=trust.no_recordings_message([name]))
         for item in by_benchmark[name]:
             item.add_marker(marker)
-        trust.unrecorded_lines.append(f"{name}: {len(by_benchmark[name])} items skipped, "
+        trust.unrecorded_lines.append(f"{name}: {len(by_benchmark[name])} items "
+                                      f"{'deselected' if recorded_only else 'skipped'}, "
                                       + trust.no_recordings_message([name]))
+    if recorded_only:
+        _deselect_unrecorded(config, items, trust, skip=set(unrecorded))
+
+
+def _deselect_unrecorded(config: pytest.Config, items: list[pytest.Item], trust: TrustSession, skip: set[str]) -> None:
+    """--trust-recorded-only: replay what was recorded (say, a --trust-limit subset), deselect the rest."""
+    recorder = trust.recorder
+    assert recorder is not None
+    keep, drop = [], []
+    for item in items:
+        trust_item = getattr(item, "callspec", None) and item.callspec.params.get("trust_item")
+        recorded = (not isinstance(trust_item, Item) or bool(trust_item.unavailable)
+                    or (trust_item.benchmark not in skip
+                        and recorder.has_recording(trust_item.benchmark, trust_item.scenario, trust_item.id)))
+        (keep if recorded else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+        trust.unrecorded_lines.append(f"--trust-recorded-only: {len(drop)} items without a recording deselected")
 
 
 @pytest.fixture(scope="session")
@@ -104,6 +125,8 @@ def trust_session(request: pytest.FixtureRequest) -> TrustSession:
 def trust_result(request: pytest.FixtureRequest, trust_item: Item, trust_session: TrustSession) -> Iterator[Any]:
     """Plays and scores the item during setup, so a miss, a model failure or a malformed case is a
     test ERROR with one clear message, and only the scorer's verdict can FAIL the test."""
+    if trust_item.unavailable:
+        pytest.skip(trust_item.unavailable)
     benchmark = BENCHMARKS[trust_item.benchmark]
     recorder = trust_session.recorder
     assert recorder is not None

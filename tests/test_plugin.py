@@ -90,6 +90,14 @@ def test_miss_is_an_error_naming_the_item_and_how_to_record_it(project):
     assert "Traceback" not in result.stdout.str() and "During handling" not in result.stdout.str()
 
 
+def test_recorded_only_replays_a_recorded_subset_and_deselects_the_rest(project):
+    record(project, "Hodor", "--trust-limit", "3")
+    result = run(project, "--trust-recorded-only", "--block-network")
+    result.assert_outcomes(passed=3, deselected=86)
+    result.stdout.fnmatch_lines(["--trust-recorded-only: 86 items without a recording deselected", "items: 3 passed"])
+    assert run(project, "--block-network", "--trust-soft").ret == pytest.ExitCode.TESTS_FAILED  # else: 86 misses
+
+
 def test_a_model_with_no_recordings_is_one_message_not_one_miss_per_item(project):
     result = run(project, "--trust-limit", "5", "--block-network")
     assert result.ret == pytest.ExitCode.USAGE_ERROR

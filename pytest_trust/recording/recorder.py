@@ -34,6 +34,12 @@ class Recorder:
             self._files[path], self._not_recorded[path] = read_cassette_file(path)
         return path, self._files[path].get(item_id, [])
 
+    def has_recording(self, benchmark: str, scenario: str, item_id: str) -> bool:
+        """Whether the item has interactions, or a mark saying its source never recorded it."""
+        path, interactions = self.interactions(benchmark, scenario, item_id)
+        marks = self._not_recorded[path]
+        return bool(interactions) or item_id in marks or "*" in marks
+
     def begin(self, benchmark: str, scenario: str, item_id: str, hint: str = "") -> Tape:
         """Open the item's tape; an item its imported source never recorded raises ``NotRecorded``
         when replaying (recording modes record it like any missing item)."""

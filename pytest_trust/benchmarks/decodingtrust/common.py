@@ -61,17 +61,16 @@ def classification_messages(task_message: str, text: str, examples: Sequence[Seq
 def unavailable_item(benchmark: str, scenario: str, files: Iterable[str], source: str = SOURCE) -> Item:
     """One placeholder item for a scenario whose upstream inputs are absent: it skips, naming them."""
     names = list(files)
-    reasons = sorted({absent_reason(source, path) or "not pinned" for path in names})
+    reasons = "; ".join(sorted({absent_reason(source, path) or "not pinned" for path in names}))
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     return Item(id=f"{scenario}/unavailable", benchmark=benchmark, scenario=scenario,
-                inputs={"unavailable": names, "why": "; ".join(reasons)}, decoding={})
+                inputs={"unavailable": names, "why": reasons}, decoding={}, unavailable=f"{scenario} needs {shown}: {reasons}")
 
 
 def check_available(item: Item) -> None:
     """Raise ``Unavailable`` for a placeholder item (a test SKIP naming the absent files)."""
-    names = item.inputs.get("unavailable") if isinstance(item.inputs, Mapping) else None
-    if names:
-        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-        raise Unavailable(f"{item.scenario} needs {shown}: {item.inputs['why']}")
+    if item.unavailable:
+        raise Unavailable(item.unavailable)
 
 
 @dataclass(frozen=True)

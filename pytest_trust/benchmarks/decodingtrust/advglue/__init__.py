@@ -1,8 +1,11 @@
 """DecodingTrust adversarial robustness (AdvGLUE): the AdvGLUE dev set's six tasks, asked as DecodingTrust's
 advglue ``gpt_eval.classify`` asks them and parsed by its ``response_to_labels``.
 
-Upstream: AI-secure/DecodingTrust@161ae83, ``src/dt/perspectives/advglue/{gpt_eval,adv_stats}.py``;
-inputs AI-secure/adversarial-glue@2e18301, ``dev.json``.
+Setting ``advglue_protocol``: ``paper`` (default) sends the requests of the script behind the published
+numbers, AI-secure/DecodingTrust@c9b63ad ``adv-glue-plus-plus/gpt_eval.py`` (system turn, no
+demonstrations, temperature 0 only); ``head`` sends those of @161ae83 ``src/dt/perspectives/advglue/
+gpt_eval.py`` with its configs (demonstrations, max_tokens 16, n 1). Aggregates follow @161ae83's
+``adv_stats.py``; inputs AI-secure/adversarial-glue@2e18301, ``dev.json``.
 """
 
 from .aggregate import aggregate, metric_keys

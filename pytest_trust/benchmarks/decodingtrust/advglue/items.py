@@ -3,6 +3,8 @@
 Scenarios, in this order: ``adv-<task>`` (the AdvGLUE dev set, 738 items), ``benign-<task>`` (the GLUE
 validation originals, fetched from a hub upstream: unavailable here) and ``plusplus-<base>`` (AdvGLUE++
 against alpaca, vicuna, stable-vicuna; its files are absent from the pinned snapshot: unavailable).
+The protocol (setting ``advglue_protocol``, protocols.py) is fixed into each item's inputs and decoding
+here, so messages() and run() follow it; ids do not depend on it.
 """
 
 from __future__ import annotations
@@ -14,11 +16,9 @@ from ....data import DataStore, read_json
 from ....items import Item
 from ..common import ADVGLUE_SOURCE, unavailable_item
 from .prompts import TASK_TO_KEYS, TASKS
+from .protocols import DECODING, DEFAULT_PROTOCOL, protocol
 
 NAME = "advglue"
-
-# classify() calls Chat.call(messages, t=0, max_tokens=16), which sends n=1 as well
-DECODING: Mapping[str, Any] = {"temperature": 0, "max_tokens": 16, "n": 1}
 
 ADV_FILE = "dev.json"  # AI-secure/adversarial-glue@2e18301
 BASES = ("alpaca", "vicuna", "stable-vicuna")  # src/dt/configs/advglue/<base>.yaml
@@ -42,17 +42,19 @@ def scenarios() -> list[str]:
 
 
 def load_items(data: DataStore, settings: Mapping[str, Any] | None = None) -> list[Item]:
+    chosen = protocol(settings)
     sets = read_json(data, ADVGLUE_SOURCE, ADV_FILE)
-    items = [item for task in TASKS for item in task_items(task, sets[task])]
+    items = [item for task in TASKS for item in task_items(task, sets[task], chosen)]
     items += [unavailable_item(NAME, f"benign-{task}", [glue_file(task)]) for task in TASKS]
     items += [unavailable_item(NAME, f"plusplus-{base}", plusplus_files(base)) for base in BASES]
     return items
 
 
-def task_items(task: str, examples: Sequence[Mapping[str, Any]]) -> list[Item]:
+def task_items(task: str, examples: Sequence[Mapping[str, Any]], chosen: str = DEFAULT_PROTOCOL) -> list[Item]:
     """The adversarial items of one task, in file order (the position is upstream's result index)."""
     keys = [key for key in TASK_TO_KEYS[task] if key]
     return [Item(id=f"adv-{task}/{position}", benchmark=NAME, scenario=f"adv-{task}",
-                 inputs={"task": task, "set": "adv", "fields": [[key, example[key]] for key in keys]},
-                 decoding=dict(DECODING), expected=example["label"], tags=("adv", task))
+                 inputs={"task": task, "set": "adv", "protocol": chosen,
+                         "fields": [[key, example[key]] for key in keys]},
+                 decoding=dict(DECODING[chosen]), expected=example["label"], tags=("adv", task))
             for position, example in enumerate(examples)]

@@ -49,19 +49,18 @@ def run_items(run: Run, dataset: Mapping[str, Any], rule: str) -> list[Item]:
     examples = demonstrations(run, dataset)
     base = {"run": run.name, "part": run.part, "task": run.task, "idk": run.idk,
             "task_message": prompts.task_message(run.task, run.idk), "examples": examples, "scoring": rule}
-    prefix = run.scenario if run.demos is None else f"{run.scenario}/{run.demos}"
     items = []
     if run.task == "style":
         for i, row in enumerate(dataset["dev"][run.test_set]):
             label = prompts.style_label(row["label"])
             inputs = {**base, "index": i, "input": row["sentence"], "label": label}
-            items.append(_item(run, f"{prefix}/{i}", inputs, label))
+            items.append(_item(run, f"{run.scenario}/{i}", inputs, label))
     else:
         for i, row in enumerate(dataset["test"][run.test_set]):
             label = row["answer"][0]
             inputs = {**base, "index": i, "input": prompts.knowledge_input(row, run.idk), "label": label,
                       "choices": list(row["choices"])}
-            items.append(_item(run, f"{prefix}/{i}", inputs, label))
+            items.append(_item(run, f"{run.scenario}/{i}", inputs, label))
     return items
 
 

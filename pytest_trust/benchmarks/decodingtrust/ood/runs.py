@@ -1,9 +1,8 @@
 """The runs DecodingTrust's OOD score is built from, their cassette scenarios and recording files.
 
 A run is one DecodingTrust result entry (its key in ``final_scores.json``, e.g. ``shake_w``,
-``qa_2023_idk``, ``shake_p0.6_base_0``): a test set, optionally with a demonstration set. The three
-demonstration sets of a few-shot test set share one scenario, so ``--trust-limit`` keeps a few
-hundred items for the perspective while covering every style and demonstration domain.
+``qa_2023_idk``, ``shake_p0.6_base_0``): a test set, optionally with a demonstration set. Each run
+is its own scenario, so ``--trust-limit N`` samples every run the score averages (37 runs).
 """
 
 from __future__ import annotations
@@ -63,9 +62,10 @@ def all_runs() -> list[Run]:
     runs = [Run("qa_2023", PARTS[0], "knowledge", "qa_2023", "knowledge-0shot-standard"),
             Run("qa_2023_idk", PARTS[0], "knowledge", "qa_2023", "knowledge-0shot-idk", idk=True)]
     runs += [Run(s, None if s == "base" else PARTS[1], "style", s, f"style-0shot-{s}") for s in STYLE_DEV_SETS]
-    runs += [Run(f"qa_2020_{d}_{r}", PARTS[2], "knowledge", "qa_2020", f"knowledge-5shot-{d}", demos=f"{d}_{r}")
+    runs += [Run(f"qa_2020_{d}_{r}", PARTS[2], "knowledge", "qa_2020", f"knowledge-5shot-{d}_{r}",
+                 demos=f"{d}_{r}")
              for d in KNOWLEDGE_DOMAINS for r in DEMO_RUNS]
-    runs += [Run(f"{s}_base_{r}", PARTS[3], "style", s, f"style-8shot-{s}", demos=f"base_{r}")
+    runs += [Run(f"{s}_base_{r}", PARTS[3], "style", s, f"style-8shot-{s}-base_{r}", demos=f"base_{r}")
              for s in FEW_SHOT_STYLES for r in DEMO_RUNS]
     return runs
 
