@@ -214,6 +214,9 @@ def test_verdict_reason_and_refusal():
     result = score(one_item(ZERO_IDK), "4 : I don't know")
     assert not result.verdict.passed and result.verdict.refused and result.facts["refused"]
     assert result.verdict.reason == "answered \"4 : I don't know\": counted as a refusal, expected '1'"
+    wrong = score(one_item(ZERO_STYLE), "Positive, " + "very " * 20 + "much")
+    assert wrong.verdict.label == "positive, " + "very " * 9 + "ve..." and len(wrong.verdict.label) == 60
+    assert wrong.verdict.reason.endswith(", expected 'positive'") and not wrong.verdict.passed
 
 
 # --- aggregate ----------------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from ..common import Message, check_available, classification_messages
 from .score import Judgement, judge
 
 ANSWER_SHOWN = 200  # characters of the answer kept in the result's facts
+SHOWN = 60  # characters of answer and prediction in a reason (v1.0 style reads a whole sentence)
 
 
 class ChatModel(Protocol):
@@ -31,17 +32,22 @@ def score(item: Item, answer: str) -> Result:
     inputs = item.inputs
     label = inputs["label"]
     judgement = judge(inputs["task"], inputs["scoring"], answer, label, inputs.get("choices", ()))
-    verdict = Verdict(judgement.correct, _reason(judgement, answer, label), label=judgement.prediction,
+    prediction = None if judgement.prediction is None else _short(judgement.prediction)
+    verdict = Verdict(judgement.correct, _reason(judgement, answer, label), label=prediction,
                       refused=judgement.refused)
     facts = {"run": inputs["run"], "part": inputs["part"], "scoring": inputs["scoring"], "label": label,
-             "prediction": judgement.prediction, "refused": judgement.refused, "answer": answer[:ANSWER_SHOWN]}
+             "prediction": prediction, "refused": judgement.refused, "answer": answer[:ANSWER_SHOWN]}
     return Result(item.id, verdict, facts)
 
 
+def _short(text: str) -> str:
+    return text if len(text) <= SHOWN else text[:SHOWN - 3] + "..."
+
+
 def _reason(judgement: Judgement, answer: str, label: str) -> str:
-    shown = answer if len(answer) <= 60 else answer[:57] + "..."
+    shown = _short(answer)
     if judgement.correct:
         return f"answered {shown!r}: correct ({label!r})"
     if judgement.refused:
         return f"answered {shown!r}: counted as a refusal, expected {label!r}"
-    return f"answered {shown!r}, read as {judgement.prediction!r}, expected {label!r}"
+    return f"answered {shown!r}, read as {_short(judgement.prediction or '')!r}, expected {label!r}"

@@ -2,7 +2,7 @@
 
 A run is one DecodingTrust result entry (its key in ``final_scores.json``, e.g. ``shake_w``,
 ``qa_2023_idk``, ``shake_p0.6_base_0``): a test set, optionally with a demonstration set. Each run
-is its own scenario, so ``--trust-limit N`` samples every run the score averages (37 runs).
+is its own scenario, so ``--trust-limit N`` samples all 37 runs (the score averages 36; base is outside).
 """
 
 from __future__ import annotations
