@@ -2,7 +2,7 @@
 DecodingTrust's own numbers (its scoring code run on the same recordings at
 AI-secure/DecodingTrust@161ae83; OOD with the v1.0 per-answer rule that produced the published 87.55).
 
-Slow (about a hundred thousand replayed items), so it runs once per session and only with the data
+Slow (about 106,000 replayed items, on both cores), so it runs once per module and only with the data
 mirror; CI has the mirror.
 """
 
@@ -49,7 +49,7 @@ def gpt4_replay(tmp_path_factory, request):
     run = subprocess.run(
         [sys.executable, "-m", "pytest", str(ROOT / "suites"), "-m", " or ".join(PERSPECTIVES),
          "--model", "gpt-4-0314", "--trust-cassettes", str(root / "cassettes"), "--trust-data", str(mirror),
-         "--block-network", "-q", "--tb=no", "-p", "no:cacheprovider", "--trust-soft",
+         "--block-network", "-q", "--tb=no", "-p", "no:cacheprovider", "--trust-soft", "-n", "2",
          "--trust-thresholds", str(ROOT / "thresholds.yaml"), "--trust-report", str(report_path)],
         cwd=ROOT, capture_output=True, text=True, timeout=3600)
     assert report_path.exists(), run.stdout[-3000:] + run.stderr[-3000:]
@@ -62,7 +62,7 @@ def test_every_imported_item_replays_and_nothing_errors(gpt4_replay):
     errors = [i for i in report["items"] if i["outcome"] == "error"]
     assert not errors, (len(errors), errors[:3])
     ran = report["counts"].get("passed", 0) + report["counts"].get("failed", 0)
-    assert ran == n_imported and n_imported > 90_000
+    assert ran == n_imported and n_imported > 100_000
 
 
 @pytest.mark.parametrize("key", sorted(EXPECTED))

@@ -117,7 +117,7 @@ def mean_of_parts(parts: Mapping[str, Linear]) -> Linear:
 
 
 def metric(linear: Linear) -> Metric:
-    partial = "lacks " + "; ".join(linear.missing) if linear.missing else None
+    partial = "; ".join(linear.missing) if linear.missing else None
     n = sum(t[2] for t in linear.terms)
     if linear.offset == 0 and len(linear.terms) == 1 and linear.terms[0][0] == 1:
         rate = pass_rate(linear.terms[0][1], n)

@@ -22,14 +22,14 @@ def recordings(data: DataStore, names: Any) -> Iterable[Recorded | NotRecorded]:
     by_file: dict[tuple[str, int], list[Item]] = defaultdict(list)
     placeholders: dict[str, Item] = {}
     for item in load_items(data, {}):
-        if "unavailable" in item.inputs:
+        if item.unavailable:
             placeholders[item.scenario] = item
         else:
             by_file[item.scenario, item.inputs["seed"]].append(item)
     for scenario in SCENARIOS:
         if scenario.name in placeholders:
             inputs = placeholders[scenario.name].inputs
-            yield NotRecorded(NAME, scenario.name, f"its input files are absent upstream ({inputs['why']})",
+            yield NotRecorded(NAME, scenario.name, f"its input files are absent upstream: {inputs['why']}",
                               files=tuple(inputs["unavailable"]))
             continue
         yield from scenario_recordings(data, names.full, scenario, {s: by_file[scenario.name, s] for s in scenario.seeds})
