@@ -15,8 +15,10 @@ from conftest import ROOT, mirror
 
 PORT = "18181"  # not the recording port (18080), so a recording in progress is left alone
 SCRIPT = str(ROOT / "scripts" / "local_model.py")
-SUITE = (ROOT / "suites" / "test_rules.py").read_text()
-CASES = "Encryption or Commitment or SimonSays"  # one case each with --trust-limit 1
+SUITES = {name: (ROOT / "suites" / f"test_{name}.py").read_text() for name in ("rules", "fairness")}
+# one case each with --trust-limit 1: three RuLES behaviours and a DecodingTrust few-shot setting whose
+# demonstrations are named system turns
+CASES = "Encryption or Commitment or SimonSays or few_shot_16_fair_demon"
 
 pytestmark = pytest.mark.live
 
@@ -45,7 +47,7 @@ def health() -> bool:
 def test_record_from_the_local_model_then_replay_offline(pytester, monkeypatch, tmp_path):
     monkeypatch.setenv("PYTEST_TRUST_DATA", str(mirror()))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    pytester.makepyfile(test_rules=SUITE)
+    pytester.makepyfile(**{f"test_{name}": text for name, text in SUITES.items()})
     args = ["-p", "no:cacheprovider", "--model", "smollm2-135m-instruct", "--trust-limit", "1", "-k", CASES]
     started = server("start", tmp_path)
     assert started.returncode == 0, started.stderr
@@ -58,7 +60,7 @@ def test_record_from_the_local_model_then_replay_offline(pytester, monkeypatch, 
         assert server("stop", tmp_path).returncode == 0
     assert not health()
     outcomes = recorded.parseoutcomes()
-    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 3, recorded.stdout.str()
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 4, recorded.stdout.str()
 
     cassettes = pytester.path / "cassettes" / "smollm2-135m-instruct" / "rules"
     assert sorted(p.name for p in cassettes.glob("*.json")) == ["Commitment.json", "Encryption.json",
@@ -66,6 +68,10 @@ def test_record_from_the_local_model_then_replay_offline(pytester, monkeypatch, 
     interaction = json.loads((cassettes / "Encryption.json").read_text())["interactions"][0]
     answer = json.loads(interaction["response"]["body"]["string"])
     assert answer["model"] == "smollm2-135m-instruct" and answer["choices"][0]["message"]["content"]
+    fairness = pytester.path / "cassettes" / "smollm2-135m-instruct" / "fairness" / "few_shot_16_fair_demon.json"
+    sent = json.loads(json.loads(fairness.read_text())["interactions"][0]["request"]["body"])
+    assert sent["n"] == 1 and sent["max_tokens"] == 20 and sent["temperature"] == 0
+    assert [m.get("name") for m in sent["messages"][1:3]] == ["example_user", "example_assistant"]
 
     replayed = pytester.runpytest_subprocess(*args, "--block-network", "--trust-report", str(tmp_path / "replayed.json"))
     assert replayed.parseoutcomes() == outcomes
