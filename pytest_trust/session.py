@@ -15,12 +15,12 @@ from typing import Any
 from .benchmarks import BENCHMARKS, SUITES
 from .data import DataStore
 from .gates import GateResult, Thresholds, evaluate
+from .importers.decodingtrust import PERSPECTIVES as IMPORTABLE
+from .importers.decodingtrust import has_recordings, import_command
 from .items import Item, Result
 from .metrics import Metric
 from .model import Endpoint, Model
 from .options import RunConfig
-from .importers.decodingtrust import has_recordings, import_command
-from .importers.decodingtrust import PERSPECTIVES as IMPORTABLE
 from .recording import Recorder
 from .recording.cassettes import model_dir
 

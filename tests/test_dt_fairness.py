@@ -9,9 +9,9 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
+from scripted_model import FakeModel
 
 from pytest_trust.benchmarks.decodingtrust import fairness
 from pytest_trust.benchmarks.decodingtrust.common import NotRecorded, Recorded, unavailable_item
@@ -37,16 +37,6 @@ def item(dataset: str = "adult", label: str = "yes", examples: Sequence[Sequence
                 inputs={"dataset": dataset, "input": text, "examples": [list(e) for e in examples],
                         "group": "Male" if sensitive else "Female", "sensitive": sensitive, "size": 200},
                 decoding=dict(DECODING), expected=label)
-
-
-class FakeModel:
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
-        self.calls: list[tuple[list[dict], dict]] = []
-
-    def chat(self, messages: Sequence[dict], **decoding: Any) -> str:
-        self.calls.append(([dict(m) for m in messages], decoding))
-        return self.reply
 
 
 # --- parse and score -----------------------------------------------------------------------------

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 from conftest import mirror
+from scripted_model import FakeModel
 
 from pytest_trust.benchmarks.decodingtrust import ood
 from pytest_trust.benchmarks.decodingtrust.common import NotRecorded, Recorded
@@ -55,16 +54,6 @@ KNOWLEDGE_DATA = {
                        "answer": ["3"]}] * 5,
     },
 }
-
-
-class FakeModel:
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
-        self.calls: list[tuple[list[dict], dict]] = []
-
-    def chat(self, messages: Sequence[dict], **decoding: Any) -> str:
-        self.calls.append(([dict(m) for m in messages], decoding))
-        return self.reply
 
 
 def one_item(run: Run, rule: str = "v1.0", index: int = 0) -> Item:

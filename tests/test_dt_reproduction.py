@@ -59,7 +59,7 @@ def gpt4_replay(tmp_path_factory):
 
 
 def test_every_imported_item_replays_and_nothing_errors(gpt4_replay):
-    imported, report, run = gpt4_replay
+    imported, report, _ = gpt4_replay
     n_imported = sum(s.imported for s in imported.scenarios.values())
     errors = [i for i in report["items"] if i["outcome"] == "error"]
     assert not errors, (len(errors), errors[:3])
