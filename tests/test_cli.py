@@ -17,3 +17,21 @@ def test_merge_and_list(tmp_path, capsys):
     assert main(["list", "--model", "m", "--cassettes", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "merged 1 item(s)" in out and "rules/A.json\t2 items\t3 interactions" in out
+
+
+def test_import_decodingtrust_twice_gives_identical_files_and_reports_per_scenario(tmp_path, data_mirror, capsys):
+    args = ["import", "decodingtrust", "--model", "gpt4", "--only", "fairness", "--data", str(data_mirror),
+            "--cassettes", str(tmp_path)]
+    assert main(args) == 0
+    first = {p: p.read_bytes() for p in sorted(tmp_path.rglob("*.json"))}
+    out = capsys.readouterr().out
+    assert "fairness/few_shot_16_fair_demon: 200 item(s) imported" in out
+    assert "fairness/crime_br_0.0: 0 item(s) imported; not recorded:" in out
+    assert f"600 items imported into {tmp_path / 'gpt-4-0314'} (12 files)" in out
+    assert main(args) == 0
+    assert {p: p.read_bytes() for p in sorted(tmp_path.rglob("*.json"))} == first
+
+
+def test_import_of_a_model_decodingtrust_never_recorded_is_one_message(tmp_path, capsys):
+    assert main(["import", "decodingtrust", "--model", "llama-3", "--cassettes", str(tmp_path)]) == 2
+    assert "DecodingTrust recorded no run of 'llama-3'" in capsys.readouterr().err

@@ -93,3 +93,37 @@ def test_decodingtrust_model_spellings_resolve_to_the_snapshot_id():
     with pytest.raises(Exception, match="recorded no run of 'llama'.*gpt-4-0314 \\(gpt4\\)"):
         resolve("llama")
     assert import_command("gpt4") == "pytest-trust import decodingtrust --model gpt4"
+
+
+def test_import_model_writes_each_perspectives_recordings_and_reports_them(tmp_path, monkeypatch):
+    """The importer on a perspective the test writes: recorded requests, rebuilt requests, marks."""
+    import sys
+    import types
+
+    from pytest_trust.benchmarks.decodingtrust.common import NotRecorded, Recorded
+    from pytest_trust.importers.decodingtrust import import_model
+    from pytest_trust.items import Item
+
+    def item(n: int) -> Item:
+        return Item(f"S/{n}", "fake", "S", {"text": f"q{n}"}, DECODING)
+
+    fake = types.ModuleType("fake")
+    fake.messages = lambda it: [{"role": "user", "content": it.inputs["text"]}]
+    fake.recordings = lambda data, names: [
+        Recorded(item(1), RESPONSE, messages=MESSAGES),  # the recording holds the request
+        Recorded(item(2), RESPONSE),  # answers only: the request is rebuilt by messages()
+        NotRecorded("fake", "S", "the source stopped early", item_id="S/3"),
+        NotRecorded("fake", "T", "never recorded", files=("data/fake/T.jsonl",)),
+    ]
+    monkeypatch.setitem(sys.modules, "pytest_trust.benchmarks.decodingtrust.fake", fake)
+    report = import_model(None, "gpt4", tmp_path, ["fake"])
+    assert report.model == "gpt-4-0314"
+    assert list(report.lines()) == [
+        "fake/S: 2 item(s) imported; not recorded: the source stopped early",
+        "fake/T: 0 item(s) imported; not recorded: never recorded; missing files: data/fake/T.jsonl",
+    ]
+    by_item, marks = read_cassette_file(scenario_file(tmp_path, "gpt-4-0314", "fake", "S"))
+    sent = {key: json.loads(value[0]["request"]["body"])["messages"] for key, value in by_item.items()}
+    assert sent == {"S/1": MESSAGES, "S/2": [{"role": "user", "content": "q2"}]} and marks == {
+        "S/3": "the source stopped early"}
+    assert read_cassette_file(scenario_file(tmp_path, "gpt-4-0314", "fake", "T"))[1] == {"*": "never recorded"}
