@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 import httpx2
 import openai
+from openai.types.chat import ChatCompletion
 
 from .errors import CassetteError, ModelError
 from .recording import Recorder, TrustTransport
@@ -82,10 +83,13 @@ class Model:
         return [self.chat(messages, **{**decoding, "seed": seed + i}) for i in range(k)]
 
     def _create(self, messages: Sequence[Message], decoding: Mapping[str, Any]) -> list[str]:
+        # The body goes to the client's own POST as it is: ``chat.completions.create`` would first walk
+        # every message through its TypedDict transform, which costs ~10 ms per 30-message request and
+        # changes nothing in plain JSON messages. Auth, retries, timeouts and errors are the client's.
+        body = {"model": self.name, "messages": list(messages), **decoding}
         try:
-            completion = self.client.chat.completions.create(
-                model=self.name, messages=list(messages), **decoding
-            )
+            completion = self.client.post("/chat/completions", body=body, cast_to=ChatCompletion,
+                                          options={"security": {"bearer_auth": True}})
         except openai.APIStatusError as err:
             raise ModelError(f"the model endpoint answered HTTP {err.status_code}: {err.message}") from err
         except openai.APIError as err:
