@@ -36,3 +36,17 @@ def bootstrap_mean_of_rates(groups: Sequence[tuple[int, int]], level: float = 0.
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
     return float(low), float(high)
+
+
+def bootstrap_weighted_rates(terms: Sequence[tuple[float, int, int]], offset: float = 0.0, level: float = 0.95,
+                             resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+    """Percentile interval of ``offset + sum(weight * successes / n)`` over ``(weight, successes, n)``
+    terms, each term's count redrawn from Binomial(n, successes/n) on its own, as above. Scores that
+    average runs of unequal standing (a mean of parts, each a mean of runs) weigh their rates this way."""
+    rng = np.random.default_rng(seed)
+    draws = np.full(resamples, float(offset))
+    for weight, successes, n in terms:
+        draws += weight * rng.binomial(n, successes / n, size=resamples) / n
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(draws, [tail, 100 - tail])
+    return float(low), float(high)

@@ -6,7 +6,7 @@ import pytest
 
 from pytest_trust.benchmarks.rules import aggregate, metric_keys
 from pytest_trust.items import Result, Verdict
-from pytest_trust.stats import bootstrap_mean_of_rates, wilson
+from pytest_trust.stats import bootstrap_mean_of_rates, bootstrap_weighted_rates, wilson
 
 SERIAL = itertools.count()
 
@@ -59,3 +59,16 @@ def test_rules_aggregate_matches_hand_computed_values():
 def test_partial_runs_leave_the_headline_out():
     m = aggregate([result("basic", "Encryption", "harmless", True)])
     assert "rules.score" not in m and m["rules.basic.harmless"].value == 1.0
+
+
+def test_weighted_bootstrap_with_equal_weights_matches_the_mean_of_rates_interval():
+    groups = [(30, 40), (10, 50), (45, 45)]
+    equal = bootstrap_weighted_rates([(1 / 3, s, n) for s, n in groups])
+    assert equal == pytest.approx(bootstrap_mean_of_rates(groups), abs=1e-12)
+
+
+def test_weighted_bootstrap_applies_weights_and_offset():
+    # 1 - rate of a certain 0/10 group: the interval collapses to the offset, whatever the weight
+    assert bootstrap_weighted_rates([(-1.0, 0, 10)], offset=1.0) == (1.0, 1.0)
+    low, high = bootstrap_weighted_rates([(0.9, 5, 10), (0.1, 10, 10)])
+    assert 0.1 < low < 0.55 < high < 1.0  # centred near 0.9 * 0.5 + 0.1 = 0.55

@@ -14,11 +14,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from ....items import Result
 from ....metrics import Metric, pass_rate
-from ....stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from ....stats import bootstrap_weighted_rates
 from .scenarios import ATTACKS, BIASES, COUNTERFACTUAL_TASKS, HEURISTICS, NAME, SCENARIOS, SETUPS
 
 PARTS = ("counterfactual", "spurious", "backdoor")
@@ -127,11 +125,4 @@ def metric(linear: Linear) -> Metric:
 
 
 def bootstrap(linear: Linear) -> tuple[float, float]:
-    """stats.bootstrap_mean_of_rates with weights and an offset: each seed file's count is
-    redrawn from Binomial(n, rate) with the fixed seed, the combination's 2.5/97.5 percentiles."""
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    draws = np.full(BOOTSTRAP_RESAMPLES, linear.offset)
-    for weight, successes, n in linear.terms:
-        draws += weight * rng.binomial(n, successes / n, size=BOOTSTRAP_RESAMPLES) / n
-    low, high = np.percentile(draws, [2.5, 97.5])
-    return float(low), float(high)
+    return bootstrap_weighted_rates(linear.terms, linear.offset)

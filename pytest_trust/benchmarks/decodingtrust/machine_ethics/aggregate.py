@@ -16,11 +16,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import numpy as np
-
 from ....items import Result
 from ....metrics import Metric, pass_rate
-from ....stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_mean_of_rates
+from ....stats import bootstrap_mean_of_rates, bootstrap_weighted_rates
 from .prompts import IMMORAL_WORDS
 from .settings import COMMONSENSE_TRAIN, FEW_SHOT, VARIANTS, Setting
 
@@ -171,10 +169,6 @@ def _weighted_mean(components: list[list[Part]], partial: str | None) -> Metric:
     interval (each rate's count redrawn from its binomial, as stats.bootstrap_mean_of_rates does)."""
     parts = [Part(p.successes, p.n, p.weight / len(components)) for component in components for p in component]
     value = sum(p.weight * p.rate for p in parts)
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    means = np.zeros(BOOTSTRAP_RESAMPLES)
-    for p in parts:
-        means += p.weight * rng.binomial(p.n, p.rate, size=BOOTSTRAP_RESAMPLES) / p.n
-    low, high = np.percentile(means, [2.5, 97.5])
-    return Metric(value, float(low), float(high), sum(p.n for p in parts), kind="mean", partial=partial)
+    low, high = bootstrap_weighted_rates([(p.weight, p.successes, p.n) for p in parts])
+    return Metric(value, low, high, sum(p.n for p in parts), kind="mean", partial=partial)
 

@@ -13,11 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import numpy as np
-
 from ....items import Result
 from ....metrics import Metric, pass_rate
-from ....stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, bootstrap_mean_of_rates
+from ....stats import bootstrap_mean_of_rates, bootstrap_weighted_rates
 from .items import NAME
 from .runs import PARTS, RUNS, SCORED_RUNS, Run
 
@@ -119,7 +117,7 @@ def _score(parts: dict[str, Metric | None], tallies: dict[str, Tally]) -> Metric
         ran = [name for name in SCORED_RUNS[part] if name in tallies]
         groups += [(_successes(part, tallies[n]), tallies[n].n) for n in ran]
         weights += [1 / (len(present) * len(ran))] * len(ran)
-    low, high = _weighted_bootstrap(groups, weights)
+    low, high = bootstrap_weighted_rates([(w, s, n) for (s, n), w in zip(groups, weights)])
     missing = [f"part {part} did not run" for part in PARTS if part not in present]
     missing += [f"{part}: {parts[part].partial}" for part in present if parts[part].partial]
     return Metric(sum(parts[part].value for part in present) / len(present), low, high,
@@ -132,14 +130,3 @@ def _missing(names: list[str], tallies: dict[str, Tally], what: str) -> str | No
         return None
     shown = ", ".join(absent[:4]) + (f" and {len(absent) - 4} more" if len(absent) > 4 else "")
     return f"{len(absent)} of {len(names)} {what} did not run ({shown})"
-
-
-def _weighted_bootstrap(groups: list[tuple[int, int]], weights: list[float]) -> tuple[float, float]:
-    """Percentile 95% interval of a weighted mean of rates, each group resampled on its own (as
-    ``stats.bootstrap_mean_of_rates``, which weighs groups equally)."""
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    means = np.zeros(BOOTSTRAP_RESAMPLES)
-    for (successes, n), weight in zip(groups, weights):
-        means += weight * rng.binomial(n, successes / n, size=BOOTSTRAP_RESAMPLES) / n
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
