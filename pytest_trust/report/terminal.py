@@ -13,16 +13,19 @@ from ..metrics import Metric
 HEADLINE_DEPTH = 3  # keys like rules.basic.harmless; deeper keys (behaviours, categories) need -v
 
 
-def format_metric(metric: Metric) -> str:
+def format_value(metric: Metric) -> str:
     """Rates and scores as percentages with two decimals (the papers' 0-100 scale); other values
     (differences such as demographic parity) as plain numbers."""
-    if metric.kind == "value":
-        value, interval = f"{metric.value:7.4f}", (
-            f"[{metric.low:6.4f}, {metric.high:6.4f}]" if metric.low is not None else "")
-    else:
-        value, interval = f"{metric.value:7.2%}", (
-            f"[{metric.low:6.1%}, {metric.high:6.1%}]" if metric.low is not None else "")
-    text = f"{value}  {interval:18}  n={metric.n}"
+    return f"{metric.value:.4f}" if metric.kind == "value" else f"{metric.value:.2%}"
+
+
+def format_metric(metric: Metric) -> str:
+    interval = ""
+    if metric.low is not None and metric.high is not None:
+        low, high = ((f"{metric.low:6.4f}", f"{metric.high:6.4f}") if metric.kind == "value"
+                     else (f"{metric.low:6.1%}", f"{metric.high:6.1%}"))
+        interval = f"[{low}, {high}]"
+    text = f"{format_value(metric):>7}  {interval:18}  n={metric.n}"
     return text + ("  partial" if metric.partial else "")
 
 
@@ -53,7 +56,7 @@ def write_summary(tr: Any, trust: Any) -> None:
         tr.write_line("")
         tr.write_line(f"{'gate':42} {'bound':>12} {'value':>8}  status")
         for g in trust.gate_results:
-            value = f"{g.metric.value:8.2%}" if g.metric else f"{'-':>8}"
+            value = f"{format_value(g.metric):>8}" if g.metric else f"{'-':>8}"
             markup = {"PASS": {"green": True}, "FAIL": {"red": True, "bold": True}}.get(g.status, {"yellow": True})
             tr.write(f"{g.gate.key:42} {g.gate.bound:>12} {value}  ")
             tr.write_line(g.status, **markup)
