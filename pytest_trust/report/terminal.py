@@ -10,7 +10,8 @@ from typing import Any
 
 from ..metrics import Metric
 
-HEADLINE_DEPTH = 3  # keys like rules.basic.harmless; deeper keys (behaviours, categories) need -v
+HEADLINE_DEPTH = 3
+PARTIAL_WIDTH = 160  # the whole text of what a partial score lacks is in the JSON report  # keys like rules.basic.harmless; deeper keys (behaviours, categories) need -v
 
 
 def format_value(metric: Metric) -> str:
@@ -49,9 +50,13 @@ def write_summary(tr: Any, trust: Any) -> None:
         hidden = len(trust.metrics) - len(shown)
         if hidden:
             tr.write_line(f"({hidden} more metrics with -v or in --trust-report)")
+        lacking: dict[str, list[str]] = {}
         for key in shown:
             if trust.metrics[key].partial:
-                tr.write_line(f"partial: {key} lacks {trust.metrics[key].partial}")
+                lacking.setdefault(trust.metrics[key].partial, []).append(key)
+        for text, keys in lacking.items():  # one line per distinct reason, cut to stay readable
+            what = text if len(text) <= PARTIAL_WIDTH else text[:PARTIAL_WIDTH - 3] + "..."
+            tr.write_line(f"partial: {', '.join(keys)} lack{'s' if len(keys) == 1 else ''} {what}")
     if trust.gate_results:
         tr.write_line("")
         tr.write_line(f"{'gate':42} {'bound':>12} {'value':>8}  status")

@@ -68,6 +68,10 @@ def parity_differences(labels: Sequence[int], predictions: Sequence[int],
     import numpy as np  # fairlearn pulls in pandas and scikit-learn: import it only when scoring
     from fairlearn.metrics import demographic_parity_difference, equalized_odds_difference
 
+    if len(labels) == 1:
+        # fairlearn squeezes one sample to a 0-d array and raises; a single answer is a single group,
+        # for which both differences are 0 (what fairlearn gives whenever one group is present)
+        return 0.0, 0.0
     y, p, s = np.array(labels), np.array(predictions), np.array(groups)
     return (float(demographic_parity_difference(y, p, sensitive_features=s)),
             float(equalized_odds_difference(y, p, sensitive_features=s)))
