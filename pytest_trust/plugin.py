@@ -72,6 +72,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     pytest.fail(f"cannot load suite {suite}: {problem}", pytrace=False)  # one message, no chained traceback
 
 
+@pytest.hookimpl(trylast=True)  # after -m and -k have deselected: judge only what will run
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     trust = _session(config)
     by_benchmark: dict[str, list[pytest.Item]] = {}
