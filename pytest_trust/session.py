@@ -15,8 +15,7 @@ from typing import Any
 from .benchmarks import BENCHMARKS, SUITES
 from .data import DataStore
 from .gates import GateResult, Thresholds, evaluate
-from .importers.decodingtrust import PERSPECTIVES as IMPORTABLE
-from .importers.decodingtrust import has_recordings, import_command
+from .importers import import_hint
 from .items import Item, Result
 from .metrics import Metric
 from .model import Endpoint, Model
@@ -104,8 +103,9 @@ class TrustSession:
         where = model_dir(self.config.cassettes, model)
         text = f"no recordings of {model} for {', '.join(benchmarks)} in {where}"
         cassettes = self.config.cassettes if self.config.cassettes_given else None
-        if has_recordings(model) and any(name in IMPORTABLE for name in benchmarks):
-            return text + f": DecodingTrust recorded this model; import its run with `{import_command(model, cassettes)}`"
+        hint = import_hint(model, benchmarks, cassettes)
+        if hint:
+            return f"{text}: {hint}"
         flag = f" --trust-cassettes {cassettes}" if cassettes is not None else ""
         return text + f": record them with `pytest --model {model}{flag} --record-mode=new_episodes --trust-base-url URL`"
 
