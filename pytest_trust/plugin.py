@@ -62,6 +62,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     suite = getattr(metafunc.module, "TRUST_SUITE", None)
     if suite not in SUITES:
         raise pytest.UsageError(f"{metafunc.module.__file__}: TRUST_SUITE must be one of {', '.join(SUITES)}")
+    if _deselected_by_markers(metafunc):  # `-m rules` need not load DecodingTrust's 125,000 items
+        metafunc.parametrize("trust_item", [], ids=[])
+        return
     try:
         items = _session(metafunc.config).items(suite)
     except TrustError as err:
@@ -70,6 +73,20 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("trust_item", items, ids=[item.id for item in items])
         return
     pytest.fail(f"cannot load suite {suite}: {problem}", pytrace=False)  # one message, no chained traceback
+
+
+def _deselected_by_markers(metafunc: pytest.Metafunc) -> bool:
+    """True when ``-m`` deselects every item of this suite module (its markers are the module's)."""
+    expression = metafunc.config.getoption("markexpr", "")
+    if not expression:
+        return False
+    try:  # pytest's own -m evaluator; should its private home move, load the items as before
+        from _pytest.mark.expression import Expression
+
+        names = {mark.name for mark in metafunc.definition.iter_markers()}
+        return not Expression.compile(expression).evaluate(lambda name, **kwargs: not kwargs and name in names)
+    except Exception:
+        return False
 
 
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected: judge only what will run

@@ -235,3 +235,13 @@ def test_recording_with_workers_merges_every_worker_journal(project):
     recorded.stdout.fnmatch_lines(["recorded: 6 item(s) merged into cassettes"])
     assert not list((project.path / "cassettes" / "canned" / ".journal").glob("*.jsonl"))
     run(project, "--trust-limit", "6", "--block-network").assert_outcomes(passed=6)
+
+
+def test_a_suite_deselected_by_marker_does_not_load_its_items(project, monkeypatch):
+    """-m rules_hodor must not load another suite's items: here that suite's data cannot even load."""
+    project.makepyfile(test_other=RULES_SUITE)  # RuLES needs the data mirror, which this run lacks
+    monkeypatch.delenv("PYTEST_TRUST_DATA", raising=False)
+    record(project, "Hodor", "--trust-limit", "2", "-m", "rules_hodor")
+    result = run(project, "--trust-limit", "2", "-m", "rules_hodor", "--block-network")
+    result.assert_outcomes(passed=2, deselected=1)
+    assert "cannot load suite" not in result.stdout.str()
