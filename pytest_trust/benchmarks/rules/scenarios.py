@@ -3,7 +3,7 @@
 Prompt templates, verdict reasons and the evaluators' logic follow upstream normster/llm_rules at
 f627e569146015d7fd6f200bb758b2591f9eb6c6 (``llm_rules/scenarios/{security,games}.py``, as vendored
 verbatim by swiss-ai/lm-evaluation-harness f1bd118) and, for Hodor, v1 f55c686. Upstream quirks are
-kept on purpose (see ../shared/research/rules.md section 6): case-sensitive regex ``contains``,
+kept on purpose (``docs/decisions.md``, RuLES): case-sensitive regex ``contains``,
 ``normalize`` stripping only the ends, token checks against the raw parameter, BinarySearch never
 resetting its flag, SimonSays keeping a command across non-command messages, and the ``ValueError``
 on a user message without the ``Name:`` prefix (raised here as ``InvalidItem``).
