@@ -3,8 +3,9 @@
 A file is what ``vcr.serialize`` writes (``{"version": 1, "interactions": [...]}``) so vcrpy can read
 it; each interaction also carries ``item_id``, ``digest`` and ``episode`` (the n-th time the item sent
 that digest). An imported run may add ``not_recorded``: item id (or ``"*"``, the whole scenario) ->
-why its source never recorded it, so replay skips those items with the reason instead of missing. Files are written sorted by item id, then episode, through a temporary file and a
-rename, so an interrupted write never leaves half a cassette and re-recording gives no spurious diff.
+why its source never recorded it, so replay skips those items with the reason instead of missing.
+Files are written sorted by item id, then episode, through a temporary file and a rename, so an
+interrupted write never leaves half a cassette and re-recording gives no spurious diff.
 """
 
 from __future__ import annotations
