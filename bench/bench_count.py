@@ -1,21 +1,23 @@
 """pytest plugin loaded with ``-p bench_count`` on BOTH sides of bench_replay.py (so it is fair):
-counts ``client.chat.completions.create`` calls and writes the count to $BENCH_COUNT_FILE at exit."""
+counts the openai client's POSTs to ``/chat/completions`` (what ``chat.completions.create`` sends, and
+what pytest-trust's model client sends directly) and writes the count to $BENCH_COUNT_FILE at exit."""
 
 import os
 
-from openai.resources.chat.completions import Completions
+from openai._base_client import SyncAPIClient
 
 _calls = 0
-_create = Completions.create
+_post = SyncAPIClient.post
 
 
-def _counting_create(self, *args, **kwargs):
+def _counting_post(self, path, *args, **kwargs):
     global _calls
-    _calls += 1
-    return _create(self, *args, **kwargs)
+    if path == "/chat/completions":
+        _calls += 1
+    return _post(self, path, *args, **kwargs)
 
 
-Completions.create = _counting_create
+SyncAPIClient.post = _counting_post
 
 
 def pytest_unconfigure(config):

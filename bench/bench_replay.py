@@ -8,7 +8,7 @@
 
 Both sides load the same other plugins: pytest-recording (needed for --block-network on our side, so the floor
 loads it too and gets --block-network as well), xdist (unused), pytester (our pyproject's addopts), and
-bench_count.py, which counts chat.completions.create calls so the script can assert both sides made the same
+bench_count.py, which counts the client's POSTs to /chat/completions so the script can assert both sides made the same
 number. cacheprovider is off on both.
 
 Cassettes: by default a full set is recorded into a temp dir first, by our plugin in record mode against a
@@ -110,8 +110,9 @@ def floor_answers(root: Path, model: str, out: Path) -> None:
     answers = {}
     for path in sorted((model_dir(root, model) / "rules").glob("*.json")):
         for interaction in json.loads(path.read_text(encoding="utf-8"))["interactions"]:
-            body = interaction["request"]["body"]
-            answers[body if isinstance(body, str) else json.dumps(body)] = interaction["response"]["body"]["string"]
+            body = interaction["request"]["body"]  # keyed canonically: clients order body fields differently
+            body = json.loads(body) if isinstance(body, str) else body
+            answers[json.dumps(body, sort_keys=True)] = interaction["response"]["body"]["string"]
     out.write_text(json.dumps(answers))
 
 
