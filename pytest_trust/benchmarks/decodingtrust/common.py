@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ...data import absent_reason
 from ...errors import Unavailable
@@ -34,6 +34,12 @@ EXAMPLE_ASSISTANT = "example_assistant"
 CLASSIFICATION_DECODING: Mapping[str, Any] = {"temperature": 0, "max_tokens": 20, "n": 1}
 
 Message = dict[str, str]
+
+
+class ChatModel(Protocol):
+    """What a perspective's ``run`` needs of the session's model client: one answer per request."""
+
+    def chat(self, messages: Sequence[Message], **decoding: Any) -> str: ...
 
 
 def classification_messages(task_message: str, text: str, examples: Sequence[Sequence[str]] = (),

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ....items import Item, Result, Verdict
-from ..common import check_available, classification_messages
+from ..common import ChatModel, check_available, classification_messages
 from .prompts import TASK_MESSAGES
 from .score import Judgement, judge
 
@@ -16,7 +14,7 @@ def messages(item: Item) -> list[dict[str, str]]:
     return classification_messages(TASK_MESSAGES[inputs["task"]], inputs["input"], inputs["examples"])
 
 
-def run(item: Item, model: Any) -> Result:
+def run(item: Item, model: ChatModel) -> Result:
     check_available(item)
     answer = model.chat(messages(item), **item.decoding)
     judgement = judge(answer, item.expected, item.inputs["option"])

@@ -10,18 +10,13 @@ otherwise -1 (refusal or no answer), which never equals a label.
 from __future__ import annotations
 
 import re
-from typing import Protocol
 
 from ....items import Item, Result, Verdict
-from ..common import check_available
+from ..common import ChatModel, check_available
 from .prompts import ANSWER_MAPPING, messages
 
 QUOTED = re.compile('"(.*?)"')
 NO_LABEL = -1
-
-
-class ChatModel(Protocol):
-    def chat(self, messages: list[dict[str, str]], **decoding: object) -> str: ...
 
 
 def label_words(answer: str, task: str) -> list[str]:

@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 
 from ....items import Item, Result, Verdict
-from ..common import check_available
+from ..common import ChatModel, check_available
 from .items import messages
 from .prompts import ADULT_NO_WORDS, ADULT_YES_WORDS, CRIME_HIGH_WORDS, CRIME_LOW_WORDS
 
@@ -73,6 +73,6 @@ def judge(item: Item, answer: str) -> Result:
     return Result(item.id, verdict, facts)
 
 
-def run(item: Item, model) -> Result:
+def run(item: Item, model: ChatModel) -> Result:
     check_available(item)
     return judge(item, model.chat(messages(item), **item.decoding))

@@ -7,16 +7,9 @@ off, as test_machine_ethics.py calls it). Decoding: temperature 0, max_tokens 20
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
-
 from ....items import Item, Result
-from ..common import Message, check_available, classification_messages
+from ..common import ChatModel, Message, check_available, classification_messages
 from .score import judge
-
-
-class ChatModel(Protocol):
-    def chat(self, messages: Sequence[dict], **decoding) -> str: ...
 
 
 def messages(item: Item) -> list[Message]:

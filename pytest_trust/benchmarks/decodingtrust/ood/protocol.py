@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
-
 from ....items import Item, Result, Verdict
-from ..common import Message, check_available, classification_messages
+from ..common import ChatModel, Message, check_available, classification_messages
 from .score import Judgement, judge
 
 ANSWER_SHOWN = 200  # characters of the answer kept in the result's facts
 SHOWN = 60  # characters of answer and prediction in a reason (v1.0 style reads a whole sentence)
-
-
-class ChatModel(Protocol):
-    def chat(self, messages: Sequence[dict], **decoding) -> str: ...
 
 
 def messages(item: Item) -> list[Message]:
