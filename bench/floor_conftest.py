@@ -11,8 +11,8 @@ from pathlib import Path
 
 import httpx2
 import openai
-from openai.types.chat import ChatCompletion
 import pytest
+from openai.types.chat import ChatCompletion
 
 from pytest_trust.benchmarks import rules
 from pytest_trust.data import DataStore
@@ -43,7 +43,7 @@ class FloorModel:
                                           options={"security": {"bearer_auth": True}})
         except openai.APIError as err:
             raise RuntimeError(f"the model endpoint failed: {err}") from err
-        return [choice.message.content or "" for choice in completion.choices][0]
+        return next(choice.message.content or "" for choice in completion.choices)
 
 
 def pytest_generate_tests(metafunc):

@@ -1,4 +1,4 @@
-"""The ``pytest-trust`` console script: cassette housekeeping and imports outside a test run."""
+"""The ``pytest-trust`` console script: cassette housekeeping, imports and the credential audit, outside a test run."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from .data import DataStore
 from .errors import TrustError
 from .importers import decodingtrust
+from .recording.audit import audit
 from .recording.cassettes import model_dir, read_cassette
 from .recording.journal import merge_journals
 
@@ -31,13 +32,27 @@ def main(argv: list[str] | None = None) -> int:
                           help="benchmark data mirror (default: $PYTEST_TRUST_DATA)")
     importer.add_argument("--only", action="append", choices=decodingtrust.PERSPECTIVES, metavar="PERSPECTIVE",
                           help="import only this perspective (repeatable; default: every perspective)")
+    auditor = sub.add_parser(
+        "audit", help="list credential-shaped strings in recorded files before they are committed or shared",
+        description="Scan every file under DIR (cassettes, journals, anything) for credential-shaped strings: "
+                    "API keys (OpenAI sk-/sk-proj-, Anthropic sk-ant-, Google AIza, AWS AKIA), OpenAI org ids, "
+                    "Bearer tokens, Authorization/api-key/cookie headers with a value, user:password@ in URLs, "
+                    "URL query parameters named like a key, token, secret, password or signature. Each finding "
+                    "is printed as path:line: kind, with at most a masked prefix of the secret. Exit status 1 "
+                    "if anything is found, 0 if nothing is, 2 if DIR is not a directory.")
+    auditor.add_argument("dir", type=Path, metavar="DIR", help="folder to scan, e.g. cassettes")
     args = parser.parse_args(argv)
     if args.command == "import":
         return _import(args)
+    if args.command == "audit":
+        return _audit(args.dir)
     root = model_dir(args.cassettes, args.model)
     if args.command == "merge":
-        print(f"merged {merge_journals(root)} item(s) into {root}")
-        return 0
+        report = merge_journals(root)
+        print(f"merged {report.items} item(s) into {root}")
+        for problem in report.problems:
+            print(f"pytest-trust merge: {problem}", file=sys.stderr)
+        return 1 if report.problems else 0
     for path in sorted(root.glob("*/*.json")):
         by_item = read_cassette(path)
         print(f"{path.relative_to(root)}\t{len(by_item)} items\t{sum(map(len, by_item.values()))} interactions")
@@ -58,6 +73,23 @@ def _import(args: argparse.Namespace) -> int:
     print(f"{total} items imported into {model_dir(args.cassettes, report.model)} ({len(report.files)} files); "
           f"replay with: pytest suites/ --model {report.model}"
           + (f" --trust-cassettes {args.cassettes}" if str(args.cassettes) != "cassettes" else ""))
+    return 0
+
+
+def _audit(root: Path) -> int:
+    if not root.is_dir():
+        print(f"pytest-trust audit: {root} is not a directory; pass the cassette folder, e.g. cassettes",
+              file=sys.stderr)
+        return 2
+    report = audit(root)
+    for finding in report.findings:
+        print(finding)
+    if report.findings:
+        print(f"{len(report.findings)} credential-shaped string(s) in {len({f.path for f in report.findings})} of "
+              f"{report.files} files: remove them (or re-record) before committing or sharing {root}",
+              file=sys.stderr)
+        return 1
+    print(f"no credential-shaped strings in {report.files} files under {root}")
     return 0
 
 

@@ -12,6 +12,7 @@
     │   └── NotRecorded         the source of an imported run never recorded this item (test SKIP)
     ├── Unavailable             an item that cannot run here, e.g. its upstream inputs are absent (SKIP)
     ├── ModelError              the model endpoint failed after retries (test ERROR, never recorded)
+    │   └── EndpointDown        several items in a row failed so: the run stops with one message
     └── InvalidItem             a benchmark item its own scorer rejects, e.g. a malformed user
                                 message in RuLES (test ERROR, not a model failure)
 """
@@ -65,6 +66,10 @@ class Unavailable(TrustError):
 
 class ModelError(TrustError):
     pass
+
+
+class EndpointDown(ModelError):
+    """The endpoint failed for several items in a row: erroring item by item for hours helps no one."""
 
 
 class InvalidItem(TrustError, ValueError):

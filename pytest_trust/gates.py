@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
+import difflib
 import math
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +64,8 @@ def load_thresholds(path: Path | None, model: str | None, valid_keys: Iterable[s
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ThresholdsError(f"thresholds file {path}: cannot be read ({err.strerror})") from None
+    except UnicodeDecodeError:
+        raise ThresholdsError(f"thresholds file {path}: not UTF-8 text") from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
@@ -69,6 +73,10 @@ def load_thresholds(path: Path | None, model: str | None, valid_keys: Iterable[s
         where = getattr(err, "problem_mark", None)
         line = f" line {where.line + 1}" if where else ""
         raise ThresholdsError(f"thresholds file {path}{line}: not valid YAML ({getattr(err, 'problem', err)})") from None
+    except (ValueError, TypeError, LookupError, AttributeError, RecursionError) as err:
+        # PyYAML's constructors raise these for tagged scalars they cannot build (!!int abc, 2001-13-01)
+        raise ThresholdsError(f"thresholds file {path}: a value PyYAML cannot read ({type(err).__name__}: "
+                              f"{str(err)[:120]}); write bounds as plain numbers") from None
     lines = _key_lines(node)
     problem = _Problems(path, lines, valid)
     if data is None:
@@ -77,7 +85,7 @@ def load_thresholds(path: Path | None, model: str | None, valid_keys: Iterable[s
         problem.fail((), "must be a mapping with settings, default and models sections")
     for section in data:
         if section not in ("settings", "default", "models"):
-            problem.fail((section,), f"unknown section {section!r}; expected settings, default or models")
+            problem.fail((str(section),), f"unknown section {section!r}; expected settings, default or models")
     settings = _settings(data.get("settings") or {}, problem)
     gates = _gates(data.get("default") or {}, ("default",), problem)
     models = data.get("models") or {}
@@ -103,6 +111,9 @@ def evaluate(gates: Iterable[Gate], metrics: Mapping[str, Metric]) -> list[GateR
     return results
 
 
+MAX_LISTED = 60  # valid keys shown for an unknown one
+
+
 class _Problems:
     def __init__(self, path: Path, lines: Mapping[tuple[str, ...], int], valid: set[str]) -> None:
         self.path, self.lines, self.valid = path, lines, valid
@@ -112,8 +123,19 @@ class _Problems:
         at = f" line {line}" if line else ""
         text = f"thresholds file {self.path}{at}: {'.'.join(where) + ': ' if where else ''}{message}"
         if list_keys:
-            text += "\nvalid metric keys:\n  " + "\n  ".join(sorted(self.valid))
+            text += "\nvalid metric keys:\n  " + "\n  ".join(self.keys_like(where[-1]))
         raise ThresholdsError(text)
+
+    def keys_like(self, key: str) -> list[str]:
+        """The valid keys worth showing for a bad one: its benchmark's, without the long per-cell and
+        per-run families (thousands of keys), and the closest matches first."""
+        prefix = key.split(".", 1)[0] + "."
+        family = sorted(k for k in self.valid if k.startswith(prefix)) or sorted(self.valid)
+        close = difflib.get_close_matches(key, family, n=5, cutoff=0.6)
+        if len(family) > MAX_LISTED:
+            shallow = [k for k in family if k.count(".") <= 2]
+            family = shallow[:MAX_LISTED] + [f"... {len(family) - len(shallow[:MAX_LISTED])} more under {prefix}*"]
+        return close + [k for k in family if k not in close]
 
 
 def _settings(raw: Any, problem: _Problems) -> dict[str, Any]:
@@ -141,7 +163,7 @@ def _gates(raw: Any, where: tuple[str, ...], problem: _Problems) -> dict[str, Ga
         for name in BOUNDS:
             value = bound.get(name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or not math.isfinite(value)):
+                                      or abs(value) > sys.float_info.max or not math.isfinite(value)):
                 problem.fail(at, f"{name} must be a number, not {value!r}")
             values[name] = None if value is None else float(value)
         if values["min"] is not None and values["max"] is not None and values["min"] > values["max"]:

@@ -1,10 +1,10 @@
-"""The core value types every benchmark and the plugin share: Item, Verdict, Result."""
+"""The core value types every benchmark and the plugin share: Item, Answer, Verdict, Result."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Self
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,32 @@ class Item:
     expected: Any = None
     tags: tuple[str, ...] = ()
     unavailable: str = ""
+
+
+class Answer(str):
+    """A model's answer: its text, and why generation stopped.
+
+    It is a ``str``, so scorers written for text score it as upstream does; a benchmark that must
+    tell a filtered, truncated or tool-calling answer from a plain one reads ``finish_reason``
+    (``stop``, ``length``, ``content_filter``, ``tool_calls``, or None when the endpoint gave none)
+    and ``withheld`` (the endpoint sent no text at all: null content).
+    """
+
+    finish_reason: str | None
+    withheld: bool
+
+    def __new__(cls, text: str | None, finish_reason: str | None = "stop") -> Self:
+        answer = super().__new__(cls, text or "")
+        answer.finish_reason = finish_reason
+        answer.withheld = text is None
+        return answer
+
+    @property
+    def irregular(self) -> str | None:
+        """How this answer differs from a plain one, as the report counts it (None if it does not)."""
+        if self.finish_reason not in ("stop", None):
+            return self.finish_reason
+        return "no content" if self.withheld else None
 
 
 @dataclass(frozen=True)

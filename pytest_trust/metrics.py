@@ -24,3 +24,9 @@ class Metric:
 def pass_rate(passed: int, n: int) -> Metric:
     low, high = wilson(passed, n)
     return Metric(passed / n if n else 0.0, low, high, n)
+
+
+def error_rate(errored: int, n: int) -> Metric:
+    """The share of items that ran but could not be scored; a gate bounds it from above."""
+    low, high = wilson(errored, n)
+    return Metric(errored / n if n else 0.0, low, high, n)

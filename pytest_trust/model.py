@@ -1,27 +1,37 @@
 """The model client benchmarks talk to: one openai client per session, over the recording transport.
 
 Benchmarks call ``chat`` (one answer) or ``samples`` (k answers); they never see HTTP, cassettes or
-credentials. Retries with backoff (honouring ``Retry-After``) and the per-request timeout are the
-openai client's own; an exchange that still fails raises ``ModelError`` (a test ERROR), and since
-only status-200 exchanges are kept, a failure is never recorded.
+credentials. Answers are ``Answer`` strings that carry their finish reason. Retries with backoff
+(honouring ``Retry-After``) and the per-request timeout are the openai client's own; a status-200
+answer that is not a completion is retried the same way (the transport turns it into a retryable
+502). An exchange that still fails raises ``ModelError`` naming the endpoint (a test ERROR, never
+recorded); after ``BREAKER`` failing calls in a row, ``EndpointDown`` stops the run.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx2
 import openai
 from openai.types.chat import ChatCompletion
 
-from .errors import CassetteError, ModelError
+from .errors import CassetteError, EndpointDown, ModelError
+from .items import Answer
 from .recording import Recorder, TrustTransport
+from .recording.batch import BatchQueue
+from .recording.pacing import Pace
+from .recording.spread import Spread
+from .recording.transport import INVALID_ANSWER_HEADER
 
 REPLAY_BASE_URL = "http://replay.invalid/v1"  # replay never connects; the host only fills the URL
+BREAKER = 3  # calls failing in a row (each after its retries) that stop a recording run
 Message = Mapping[str, Any]
 
 
@@ -30,42 +40,90 @@ class Endpoint:
     base_url: str | None
     timeout: float = 120.0
     max_retries: int = 4
+    others: tuple[str, ...] = ()  # more servers of the same model, sharing the load (Spread)
+    rpm: float | None = None  # requests per minute allowed by the provider (None: no budget)
+    tpm: float | None = None  # tokens per minute
 
     @property
     def host(self) -> str:
         """The endpoint's host for reports: never a path, query or credential."""
         return urlsplit(self.base_url).hostname or "" if self.base_url else ""
 
+    @property
+    def shown(self) -> str:
+        """The base URL as messages show it: scheme, host, port and path; no credential, no query."""
+        if not self.base_url:
+            return ""
+        parts = urlsplit(self.base_url)
+        netloc = parts.hostname or ""
+        netloc = f"[{netloc}]" if ":" in netloc else netloc
+        netloc += f":{parts.port}" if parts.port else ""
+        return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+    def plain_client(self) -> openai.OpenAI:
+        """A client of the endpoint outside the recording layer, for its Files and Batches APIs."""
+        base_url, query = self.client_url()
+        return openai.OpenAI(base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "no-key",
+                             default_query=query or None, max_retries=self.max_retries, timeout=self.timeout)
+
+    def client_url(self) -> tuple[str, dict[str, str]]:
+        """The base URL without its query string, and that query as the client's default query:
+        the client appends request paths to the base URL, which a query in it would mangle."""
+        assert self.base_url
+        parts = urlsplit(self.base_url)
+        return urlunsplit((*parts[:3], "", "")), dict(parse_qsl(parts.query, keep_blank_values=True))
+
 
 class Model:
-    def __init__(self, name: str, client: openai.OpenAI, transport: TrustTransport) -> None:
+    def __init__(self, name: str, client: openai.OpenAI, transport: TrustTransport, where: str = "") -> None:
         self.name = name
         self.client = client
         self.transport = transport
+        self.where = where  # the endpoint as messages name it
         self.n_supported: bool | None = None  # learnt on the first multi-sample request
+        self.failures_in_a_row = 0  # across threads: an endpoint that is down fails them all
+        self._local = threading.local()  # per thread: the item it plays
+
+    @property
+    def irregular(self) -> Counter[str]:
+        """This thread's answers since ``take_irregular`` that were not plain text, by finish reason."""
+        if not hasattr(self._local, "irregular"):
+            self._local.irregular = Counter()
+        return self._local.irregular
+
+    def take_irregular(self) -> dict[str, int]:
+        """The counts of filtered, truncated, tool-calling and empty answers since the last call."""
+        counts, self._local.irregular = dict(self.irregular), Counter()
+        return counts
 
     @classmethod
-    def connect(cls, name: str, recorder: Recorder, endpoint: Endpoint) -> Model:
+    def connect(cls, name: str, recorder: Recorder, endpoint: Endpoint, batch: BatchQueue | None = None) -> Model:
+        """The session's client; with ``batch``, missing answers are queued for a batch, never sent."""
         recording = recorder.mode.can_record
         if recording and not endpoint.base_url:
             raise ModelError("recording needs an endpoint: pass --trust-base-url URL or set OPENAI_BASE_URL")
-        base_url = endpoint.base_url if recording else (endpoint.base_url or REPLAY_BASE_URL)
-        live = httpx2.HTTPTransport(retries=0) if recording else None
-        transport = TrustTransport(recorder, urlsplit(base_url).path, live)
+        base_url, query = endpoint.client_url() if recording else (REPLAY_BASE_URL, {})
+        live = None
+        if recording and batch is None:
+            urls = [base_url, *(Endpoint(url).client_url()[0] for url in endpoint.others)]
+            live = Spread(base_url, urls) if endpoint.others else httpx2.HTTPTransport(retries=0)
+        transport = TrustTransport(recorder, urlsplit(base_url).path, live, Pace(endpoint.rpm, endpoint.tpm), batch)
         client = openai.OpenAI(
             base_url=base_url,
             # The key comes from the environment only; a local server accepts any placeholder.
             api_key=os.environ.get("OPENAI_API_KEY") or "no-key",
+            default_query=query or None,
             http_client=httpx2.Client(transport=transport, timeout=endpoint.timeout),
             max_retries=endpoint.max_retries if recording else 0,
             timeout=endpoint.timeout,
         )
-        return cls(name, client, transport)
+        where = f"{endpoint.shown}/chat/completions" if recording else ""
+        return cls(name, client, transport, where)
 
-    def chat(self, messages: Sequence[Message], **decoding: Any) -> str:
+    def chat(self, messages: Sequence[Message], **decoding: Any) -> Answer:
         return self._create(messages, decoding)[0]
 
-    def samples(self, messages: Sequence[Message], k: int, **decoding: Any) -> list[str]:
+    def samples(self, messages: Sequence[Message], k: int, **decoding: Any) -> list[Answer]:
         """k answers in a fixed order: one request with ``n=k``, or k requests with seeds s..s+k-1
         where the endpoint rejects ``n > 1`` (learnt once per session)."""
         if k == 1:
@@ -82,7 +140,7 @@ class Model:
         seed = int(decoding.get("seed", 0))
         return [self.chat(messages, **{**decoding, "seed": seed + i}) for i in range(k)]
 
-    def _create(self, messages: Sequence[Message], decoding: Mapping[str, Any]) -> list[str]:
+    def _create(self, messages: Sequence[Message], decoding: Mapping[str, Any]) -> list[Answer]:
         # The body goes to the client's own POST as it is: ``chat.completions.create`` would first walk
         # every message through its TypedDict transform, which costs ~7.5 ms per 34-message request and
         # changes nothing in plain JSON messages. Auth, retries, timeouts and errors are the client's.
@@ -90,19 +148,68 @@ class Model:
         try:
             completion = self.client.post("/chat/completions", body=body, cast_to=ChatCompletion,
                                           options={"security": {"bearer_auth": True}})
-        except openai.APIStatusError as err:
-            raise ModelError(f"the model endpoint answered HTTP {err.status_code}: {err.message}") from err
         except openai.APIError as err:
-            raise ModelError(f"the model endpoint failed: {err}") from err
-        return [choice.message.content or "" for choice in completion.choices]
+            self._failed(_failure(err), retried=_retryable(err), endpoint_wide=_endpoint_wide(err))
+        self.failures_in_a_row = 0
+        answers = [Answer(choice.message.content, choice.finish_reason) for choice in completion.choices]
+        self.irregular.update(a.irregular for a in answers if a.irregular)
+        return answers
+
+    def _failed(self, cause: str, retried: bool, endpoint_wide: bool) -> None:
+        attempts = self.client.max_retries + 1 if retried else 1
+        where = f"{self.where} " if self.where else "the model endpoint "
+        message = f"{where}failed after {attempts} attempt{'s' * (attempts > 1)}: {cause}"
+        if not endpoint_wide:  # one request's own problem (a 400): says nothing about the endpoint
+            raise ModelError(message) from None
+        self.failures_in_a_row += 1
+        if self.where and self.failures_in_a_row >= BREAKER:
+            raise EndpointDown(f"{message}; {self.failures_in_a_row} calls in a row failed, so the run stops "
+                               "here: check that the endpoint is up, then run again (recordings so far "
+                               "are kept)") from None
+        raise ModelError(message) from None
 
     def close(self) -> None:
         self.client.close()
 
 
+def _failure(err: openai.APIError) -> str:
+    """One line saying what went wrong with an exchange, from the client's error."""
+    if isinstance(err, openai.APIStatusError):
+        if err.response.headers.get(INVALID_ANSWER_HEADER):
+            return f"status 200 with {_error_message(err)}"
+        return f"HTTP {err.status_code} ({_error_message(err)})"
+    if isinstance(err, openai.APITimeoutError):
+        return "no answer within the timeout (--trust-timeout)"
+    if isinstance(err, openai.APIConnectionError):
+        cause = err.__cause__
+        return f"connection failed ({type(cause).__name__}: {cause})" if cause else "connection failed"
+    return f"the answer could not be read ({err})"
+
+
+def _retryable(err: openai.APIError) -> bool:
+    """Whether the client retried this kind of failure (its own rule: timeouts, connection errors,
+    408, 409, 429 and 5xx)."""
+    if isinstance(err, openai.APIStatusError):
+        return err.status_code in (408, 409, 429) or err.status_code >= 500
+    return isinstance(err, openai.APIConnectionError)
+
+
+def _endpoint_wide(err: openai.APIError) -> bool:
+    """Whether a failure says the endpoint is unusable for every item (down, overloaded, the key refused),
+    not that one request was wrong (400, 413, 422: e.g. an `n` the endpoint rejects, a prompt too long)."""
+    if isinstance(err, openai.APIStatusError):
+        return _retryable(err) or err.status_code in (401, 403, 404)
+    return True
+
+
+def _error_message(err: openai.APIStatusError) -> str:
+    body = err.body
+    if isinstance(body, dict):
+        return str(body.get("message", body))[:200]
+    return str(body or err.message)[:200]
+
+
 def _rejects_n(err: Exception) -> bool:
     # A miss on the n=k request (recorded as k seeded requests) or an HTTP 400 about `n`.
-    cause = err.__cause__
-    return isinstance(err, CassetteError) or (
-        isinstance(cause, openai.BadRequestError) and "'n'" in str(cause.message)
-    )
+    return isinstance(err, CassetteError) or (isinstance(err, ModelError) and "HTTP 400" in str(err)
+                                              and "'n'" in str(err))

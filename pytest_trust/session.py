@@ -17,11 +17,14 @@ from .data import DataStore
 from .gates import GateResult, Thresholds, evaluate
 from .importers import import_hint
 from .items import Item, Result
-from .metrics import Metric
+from .metrics import Metric, error_rate
 from .model import Endpoint, Model
 from .options import RunConfig
+from .playing import Played
 from .recording import Recorder
+from .recording.batch import BatchQueue
 from .recording.cassettes import model_dir
+from .recording.journal import MergeReport
 
 
 @dataclass
@@ -48,12 +51,21 @@ class TrustSession:
         self.recorder = (Recorder(config.cassettes, config.model, config.record_mode, run, worker or "main")
                          if config.model else None)
         self.model: Model | None = None
+        self.batch = (BatchQueue(model_dir(config.cassettes, config.model))
+                      if config.batch and config.model and worker is None else None)
+        self.batch_lines: list[str] = []  # what --trust-batch collected and submitted
+        self.played_ahead: dict[str, Played] = {}  # nodeid -> what a concurrent recording pass gave
         self.results: dict[str, dict[str, Any]] = {}  # nodeid -> Result.to_dict()
         self.error_kinds: dict[str, str] = {}  # nodeid -> kind of error (miss, model, invalid item)
+        self.error_messages: dict[str, str] = {}  # nodeid -> the error's one-line message
+        self.errored_in: dict[str, str] = {}  # nodeid of an errored item -> its benchmark
+        self.skipped: dict[str, str] = {}  # nodeid -> why the item skipped (not recorded, waiting for a batch)
+        self.lost: list[str] = []  # items whose xdist worker died while running them
         self.outcomes = Outcomes()
         self.metrics: dict[str, Metric] = {}
         self.gate_results: list[GateResult] = []
         self.merged_items = 0
+        self.merge_problems: list[str] = []  # files a merge could not handle, each with its repair
         self.unrecorded_lines: list[str] = []  # benchmarks skipped for want of any recording
 
     @property
@@ -61,6 +73,10 @@ class TrustSession:
         if self.config.soft_flag is not None:
             return self.config.soft_flag
         return bool(self.thresholds.settings.get("soft", False))
+
+    def add_merge(self, report: MergeReport) -> None:
+        self.merged_items += report.items
+        self.merge_problems.extend(report.problems)
 
     @property
     def data(self) -> DataStore:
@@ -78,11 +94,29 @@ class TrustSession:
             self._items[suite_name] = items
         return self._items[suite_name]
 
+    def endpoint(self) -> Endpoint:
+        return Endpoint(self.config.base_url, timeout=self.config.timeout, max_retries=self.config.retries,
+                        others=self.config.other_urls, rpm=self.config.rpm, tpm=self.config.tpm)
+
+    def collect_batches(self) -> None:
+        """--trust-batch, at the start: the answers of finished batches go into the cassettes."""
+        assert self.batch is not None and self.recorder is not None
+        report = self.batch.collect(self.endpoint().plain_client(), self.recorder.run)
+        self.batch_lines += report.lines
+
+    def submit_batch(self) -> None:
+        """--trust-batch, at the end: the requests this run queued become one batch."""
+        assert self.batch is not None
+        queued = len(self.batch.new)
+        batch_id = self.batch.submit(self.endpoint().plain_client())
+        if batch_id:
+            self.batch_lines.append(f"batch {batch_id}: submitted with {queued} requests; run again with "
+                                    "--trust-batch to collect its answers")
+
     def connect(self) -> Model:
         if self.model is None:
             assert self.recorder is not None and self.config.model
-            endpoint = Endpoint(self.config.base_url, timeout=self.config.timeout)
-            self.model = Model.connect(self.config.model, self.recorder, endpoint)
+            self.model = Model.connect(self.config.model, self.recorder, self.endpoint(), self.batch)
         return self.model
 
     def close(self) -> None:
@@ -111,10 +145,6 @@ class TrustSession:
 
     # --- controller side ------------------------------------------------------------------------
 
-    def add_worker_output(self, payload: dict[str, Any]) -> None:
-        self.results.update(payload.get("results", {}))
-        self.error_kinds.update(payload.get("error_kinds", {}))
-
     def conclude(self) -> None:
         """Aggregate scored items per benchmark and evaluate the gates."""
         scored: dict[str, list[Result]] = defaultdict(list)
@@ -126,17 +156,48 @@ class TrustSession:
         for name, results in sorted(scored.items()):
             results.sort(key=lambda r: r.item_id)
             self.metrics.update(BENCHMARKS[name].aggregate(results))
+        self.metrics.update(self.error_rates(scored))
         self.gate_results = evaluate(self.thresholds.gates, self.metrics)
+
+    def error_rates(self, scored: dict[str, list[Result]]) -> dict[str, Metric]:
+        """``<benchmark>.error_rate``: items that errored (model, cassette or item errors) of the items
+        that ran; errored items are left out of every other metric, so this says how much is missing."""
+        errored: dict[str, int] = defaultdict(int)
+        for benchmark in self.errored_in.values():
+            errored[benchmark] += 1
+        for nodeid in self.lost:
+            errored[self.lost_benchmark(nodeid)] += 1
+        names = sorted((set(scored) | set(errored)) - {"unknown"})
+        return {f"{name}.error_rate": error_rate(errored[name], errored[name] + len(scored.get(name, ())))
+                for name in names}
+
+    def irregular_answers(self) -> dict[str, dict[str, int]]:
+        """Per benchmark, how many answers were cut at max_tokens, filtered, tool calls or empty."""
+        counts: dict[str, dict[str, int]] = {}
+        for result in self.results.values():
+            for reason, n in result.get("irregular", {}).items():
+                per = counts.setdefault(result["benchmark"], {})
+                per[reason] = per.get(reason, 0) + n
+        return counts
+
+    def lost_benchmark(self, nodeid: str) -> str:
+        """The benchmark of a lost item: that of the items its test module ran (the controller of an
+        xdist run never collects, so it knows items only by what their reports carried)."""
+        module = nodeid.split("::", 1)[0]
+        for known, result in self.results.items():
+            if known.split("::", 1)[0] == module:
+                return result["benchmark"]
+        return next((b for known, b in self.errored_in.items() if known.split("::", 1)[0] == module), "unknown")
 
     @property
     def ran_items(self) -> bool:
-        return bool(self.results or self.error_kinds)
+        return bool(self.results or self.error_kinds or self.skipped or self.batch_lines)
 
     def item_counts(self) -> dict[str, int]:
         """Outcomes of benchmark items only (not of other tests in the same run)."""
         counts: dict[str, int] = defaultdict(int)
         for nodeid, outcome in self.outcomes.by_node.items():
-            if nodeid in self.results or nodeid in self.error_kinds:
+            if nodeid in self.results or nodeid in self.error_kinds or nodeid in self.lost or nodeid in self.skipped:
                 counts[outcome] += 1
         return dict(counts)
 

@@ -86,7 +86,7 @@ def start(port: int, n_ctx: int, timeout: float) -> int:
         print(f"already serving on http://127.0.0.1:{port}/v1")
         return 0
     STATE_DIR.mkdir(parents=True, exist_ok=True)
-    log = open(STATE_DIR / f"server-{port}.log", "ab")
+    log = open(STATE_DIR / f"server-{port}.log", "ab")  # noqa: SIM115 - the server child keeps writing to it
     proc = subprocess.Popen(
         [sys.executable, __file__, "serve", "--port", str(port), "--ctx", str(n_ctx)],
         stdout=log,

@@ -10,6 +10,7 @@ import json
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Self
 
 Responder = Callable[[dict], str]
 
@@ -66,7 +67,7 @@ class CannedServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
-    def __enter__(self) -> CannedServer:
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 

@@ -7,6 +7,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# A suite module of the Hodor cases (no data mirror needed), for pytester runs of the plugin.
+HODOR_SUITE = """
+import pytest
+TRUST_SUITE = "rules-hodor"
+pytestmark = pytest.mark.rules_hodor
+def test_hodor(trust_result):
+    assert trust_result.verdict.passed, trust_result.verdict.reason
+"""
+
 
 def mirror() -> Path | None:
     value = os.environ.get("PYTEST_TRUST_DATA")

@@ -3,12 +3,16 @@ from pytest_trust.recording.cassettes import read_cassette, write_cassette
 from pytest_trust.recording.journal import Journal
 
 
+def interaction(item_id: str, episode: int) -> dict:
+    return {"item_id": item_id, "digest": "d" * 64, "episode": episode,
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "{}"}}}
+
+
 def test_merge_and_list(tmp_path, capsys):
     model_root = tmp_path / "m"
-    write_cassette(model_root / "rules" / "A.json", {"x/1": [{"item_id": "x/1", "episode": 0}]})
+    write_cassette(model_root / "rules" / "A.json", {"x/1": [interaction("x/1", 0)]})
     journal = Journal(model_root, "run9", "gw9")
-    journal.append(model_root / "rules" / "A.json", "x/2", [{"item_id": "x/2", "episode": 0},
-                                                           {"item_id": "x/2", "episode": 1}])
+    journal.append(model_root / "rules" / "A.json", "x/2", [interaction("x/2", 0), interaction("x/2", 1)])
     journal.close()
     dead = journal.path.with_name("run9-gw9-999999999.jsonl")  # as left by a killed run
     journal.path.rename(dead)
@@ -35,3 +39,15 @@ def test_import_decodingtrust_twice_gives_identical_files_and_reports_per_scenar
 def test_import_of_a_model_decodingtrust_never_recorded_is_one_message(tmp_path, capsys):
     assert main(["import", "decodingtrust", "--model", "llama-3", "--cassettes", str(tmp_path)]) == 2
     assert "DecodingTrust recorded no run of 'llama-3'" in capsys.readouterr().err
+
+
+def test_merge_names_a_corrupt_cassette_and_exits_one(tmp_path, capsys):
+    model_root = tmp_path / "m"
+    journal = Journal(model_root, "run9", "gw9")
+    journal.append(model_root / "rules" / "A.json", "x/2", [interaction("x/2", 0)])
+    journal.close()
+    (model_root / "rules").mkdir(parents=True)
+    (model_root / "rules" / "A.json").write_text('{"version": 1, "interactions": [')
+    assert main(["merge", "--model", "m", "--cassettes", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "A.json" in err and "--record-mode=rewrite" in err

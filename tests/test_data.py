@@ -84,3 +84,15 @@ def test_download_is_verified_and_cached(tmp_path, monkeypatch, data_mirror):
 def test_unpinned_files_are_refused(tmp_path):
     with pytest.raises(DataError, match="not pinned"):
         DataStore(tmp_path).read_bytes("rules", "some/other/file.json")
+
+
+@pytest.mark.parametrize("content", [b"cat,meow\n", lzma.compress(b"cat,meow\n" * 100)[:-12]],
+                         ids=["not xz", "truncated xz"])
+def test_a_corrupt_mirror_file_names_itself_and_the_repair(tmp_path, content):
+    target = tmp_path / "rules" / f"{ASSET}.xz"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(content)
+    with pytest.raises(DataError) as err:
+        DataStore(tmp_path, cache=tmp_path / "cache", download=False).read_bytes("rules", ASSET)
+    text = str(err.value)
+    assert type(err.value) is DataError and str(target) in text and "remove it" in text and "\n" not in text

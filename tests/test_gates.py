@@ -63,3 +63,15 @@ def test_unknown_key_lists_the_valid_ones(tmp_path):
 
 def test_no_file_means_no_gates():
     assert load_thresholds(None, "m", KEYS).gates == ()
+
+
+def test_an_unknown_key_lists_its_benchmarks_keys_closest_first_not_thousands(tmp_path):
+    keys = ["stereotype.score", "stereotype.benign.agreeability", "stereotype.targeted.agreeability",
+            *[f"stereotype.benign.cell.g{i}.t{i}" for i in range(100)], "rules.score"]
+    path = tmp_path / "thresholds.yaml"
+    path.write_text("default:\n  stereotype.targeted.agreeabilty: {max: 0.1}\n")
+    with pytest.raises(ThresholdsError) as err:
+        load_thresholds(path, None, keys)
+    listed = str(err.value).split("valid metric keys:\n")[1].split("\n")
+    assert listed[0].strip() == "stereotype.targeted.agreeability"
+    assert "  rules.score" not in listed and listed[-1].strip() == "... 100 more under stereotype.*"

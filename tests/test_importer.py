@@ -71,9 +71,10 @@ def test_recording_a_not_recorded_item_clears_its_mark(tmp_path):
     path = scenario_file(tmp_path, "gpt-4-0314", "bench", "S")
     recorder = Recorder(tmp_path, "gpt-4-0314", RecordMode.NEW_EPISODES)
     recorder.begin("bench", "S", "S/2")  # a recording mode never raises NotRecorded
-    recorder.tape.keep("d" * 64, {"body": "{}"}, {"body": {"string": "{}"}})
+    recorder.tape.keep("d" * 64, {"body": "{}"},
+                       {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "{}"}})
     recorder.end()
-    assert merge_journals(tmp_path / "gpt-4-0314", recorder.run) == 1
+    assert merge_journals(tmp_path / "gpt-4-0314", recorder.run).items == 1
     by_item, marks = read_cassette_file(path)
     assert sorted(by_item) == ["S/1", "S/2"] and marks == {}
 

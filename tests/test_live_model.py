@@ -33,7 +33,7 @@ if missing or mirror() is None:
 def server(command: str, state_dir) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTEST_TRUST_SERVER_DIR": str(state_dir)}
     return subprocess.run([sys.executable, SCRIPT, command, "--port", PORT], env=env, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, check=False)
 
 
 def health() -> bool:

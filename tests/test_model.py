@@ -53,7 +53,7 @@ def test_endpoint_errors_are_model_errors_and_not_recorded(tmp_path):
         with pytest.raises(ModelError, match="HTTP 400"):
             model.chat(MESSAGES, n=2)
         recorder.end()
-    assert recorder.merge() == 0
+    assert recorder.merge().items == 0
 
 
 def test_recording_needs_an_endpoint(tmp_path):

@@ -6,15 +6,7 @@ import json
 
 import pytest
 from canned_server import CannedServer
-from conftest import mirror
-
-HODOR_SUITE = """
-import pytest
-TRUST_SUITE = "rules-hodor"
-pytestmark = pytest.mark.rules_hodor
-def test_hodor(trust_result):
-    assert trust_result.verdict.passed, trust_result.verdict.reason
-"""
+from conftest import HODOR_SUITE, mirror
 
 RULES_SUITE = HODOR_SUITE.replace('"rules-hodor"', '"rules"').replace("rules_hodor", "rules")
 
@@ -83,8 +75,8 @@ def test_miss_is_an_error_naming_the_item_and_how_to_record_it(project):
     result.stdout.fnmatch_lines([
         "miss: no recorded answer for item */Hodor/*",
         "*cassette*Hodor.json (0 interaction(s) recorded for this item)*",
-        "*record it with: pytest 'test_suite.py::test_hodor[[]*/Hodor/*]' --model canned "
-        "--record-mode=new_episodes --trust-base-url URL",
+        ("*record it with: pytest 'test_suite.py::test_hodor[[]*/Hodor/*]' --model canned "
+        "--record-mode=new_episodes --trust-base-url URL"),
         "*items: 1 error (errors: 1 miss)*",
     ])
     assert "Traceback" not in result.stdout.str() and "During handling" not in result.stdout.str()
@@ -101,8 +93,8 @@ def test_recorded_only_replays_a_recorded_subset_and_deselects_the_rest(project)
 def test_a_model_with_no_recordings_is_one_message_not_one_miss_per_item(project):
     result = run(project, "--trust-limit", "5", "--block-network")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*no recordings of canned for rules in *cassettes/canned: record them with "
-                                 "`pytest --model canned --record-mode=new_episodes --trust-base-url URL`"])
+    result.stderr.fnmatch_lines([("*no recordings of canned for rules in *cassettes/canned: record them with "
+                                 "`pytest --model canned --record-mode=new_episodes --trust-base-url URL`")])
     assert "miss:" not in result.stdout.str() + result.stderr.str()
 
 
@@ -111,9 +103,9 @@ def test_decodingtrust_recorded_model_without_cassettes_names_the_import_command
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "gpt-4-0314",
                                            "--trust-cassettes", "elsewhere", "--trust-data", str(data_mirror))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*no recordings of gpt-4-0314 for ood in *elsewhere/gpt-4-0314: DecodingTrust "
+    result.stderr.fnmatch_lines([("*no recordings of gpt-4-0314 for ood in *elsewhere/gpt-4-0314: DecodingTrust "
                                  "recorded this model; import its run with "
-                                 "`pytest-trust import decodingtrust --model gpt-4-0314 --cassettes elsewhere`"])
+                                 "`pytest-trust import decodingtrust --model gpt-4-0314 --cassettes elsewhere`")])
 
 
 def test_bad_thresholds_file_is_a_usage_error_listing_valid_keys(project):
@@ -160,8 +152,8 @@ SUITES["custom"] = Suite(rules, lambda data, settings: _items([ROW], settings), 
     record(project, "Hello Ronan")
     result = run(project)
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(['*invalid item: Invalid user message: "Ronan, hi" User messages must be in the form '
-                                 '"Ann: <message>"*'])
+    result.stdout.fnmatch_lines([('*invalid item: Invalid user message: "Ronan, hi" User messages must be in the form '
+                                 '"Ann: <message>"*')])
 
 
 @pytest.mark.skipif(mirror() is None, reason="no data mirror: set PYTEST_TRUST_DATA")
@@ -222,8 +214,8 @@ def test_corrupt_data_file_is_one_message_naming_it(pytester, monkeypatch):
     pytester.makepyfile(test_suite=RULES_SUITE)
     result = run(pytester)
     assert result.ret == pytest.ExitCode.INTERRUPTED  # a collection error stops the run before any item
-    result.stdout.fnmatch_lines(["cannot load suite rules: rules/*/benign_harmless.jsonl from *mirror* has sha256 *, "
-                                 "but the manifest pins 1568f296f5be*"])
+    result.stdout.fnmatch_lines([("cannot load suite rules: rules/*/benign_harmless.jsonl from *mirror* has sha256 *, "
+                                 "but the manifest pins 1568f296f5be*")])
     assert "Traceback" not in result.stdout.str() and "During handling" not in result.stdout.str()
 
 
@@ -245,3 +237,19 @@ def test_a_suite_deselected_by_marker_does_not_load_its_items(project, monkeypat
     result = run(project, "--trust-limit", "2", "-m", "rules_hodor", "--block-network")
     result.assert_outcomes(passed=2, deselected=1)
     assert "cannot load suite" not in result.stdout.str()
+
+
+def test_profiles_size_the_run_and_do_not_combine_with_a_limit(project):
+    record(project, "Hodor", "--trust-profile", "smoke")
+    result = run(project, "--trust-profile", "smoke", "--block-network", "--trust-report", "smoke.json")
+    result.assert_outcomes(passed=5)  # Hodor is one scenario: 5 items
+    report = json.loads((project.path / "smoke.json").read_text())
+    assert (report["run"]["profile"], report["run"]["limit"]) == ("smoke", 5)
+    assert run(project, "--trust-profile", "smoke", "--trust-limit", "5").ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_a_suite_module_naming_an_unknown_suite_is_one_message(pytester):
+    pytester.makepyfile(test_suite=HODOR_SUITE.replace('"rules-hodor"', '"no-such-suite"'))
+    result = run(pytester)
+    result.stdout.fnmatch_lines(["*TRUST_SUITE must be one of rules, rules-hodor, *, not 'no-such-suite'"])
+    assert "Traceback" not in result.stdout.str() and "_hookexec" not in result.stdout.str()

@@ -7,7 +7,12 @@ plugin tests and the live-model test exercise real HTTP.
 from __future__ import annotations
 
 import json
+import lzma
 import os
+import stat
+import subprocess
+import sys
+import textwrap
 
 import httpx2
 import openai
@@ -18,8 +23,10 @@ from vcr.serializers import jsonserializer
 
 from pytest_trust.errors import CassetteMiss, CorruptCassette
 from pytest_trust.recording import Recorder, RecordMode, TrustTransport
-from pytest_trust.recording.cassettes import read_cassette, scenario_file, write_cassette
-from pytest_trust.recording.journal import Journal, merge_journals
+from pytest_trust.recording.cassettes import read_cassette, read_cassette_file, scenario_file, write_cassette
+from pytest_trust.recording.journal import Journal, MergeReport, merge_journals
+
+REPAIR = "restore it from git, or re-record the scenario with --record-mode=rewrite"
 
 MESSAGES = [{"role": "user", "content": "say hi"}]
 
@@ -50,11 +57,21 @@ def ask(c: openai.OpenAI, content: str = "say hi") -> str:
     return r.choices[0].message.content
 
 
-def record_item(tmp_path, item_id="suite/A/1", live=None, mode=RecordMode.NEW_EPISODES, asks=("say hi",)):
+def stored(item_id: str, digest: str = "d" * 64, episode: int = 0, text: str = "x") -> dict:
+    """An interaction as a recording stores it."""
+    return {"item_id": item_id, "digest": digest, "episode": episode,
+            "request": {"method": "POST", "uri": "http://provider.test/v1/chat/completions", "body": "{}",
+                        "headers": {}},
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": {"content-type": ["text/plain"]},
+                         "body": {"string": text}}}
+
+
+def record_item(tmp_path, item_id="suite/A/1", live=None, mode=RecordMode.NEW_EPISODES, asks=("say hi",),
+                scenario="A"):
     recorder = Recorder(tmp_path, "m", mode)
     live = live or Live()
     c = client(recorder, live)
-    recorder.begin("bench", "A", item_id)
+    recorder.begin("bench", scenario, item_id)
     answers = [ask(c, q) for q in asks]
     recorder.end()
     merged = recorder.merge()
@@ -63,7 +80,7 @@ def record_item(tmp_path, item_id="suite/A/1", live=None, mode=RecordMode.NEW_EP
 
 def test_record_then_replay_without_live_transport(tmp_path):
     answers, merged, live = record_item(tmp_path, asks=("say hi", "say hi", "other"))
-    assert answers == ["answer 1", "answer 2", "answer 3"] and merged == 1 and live.calls == 3
+    assert answers == ["answer 1", "answer 2", "answer 3"] and merged.items == 1 and live.calls == 3
     replayer = Recorder(tmp_path, "m", RecordMode.NONE)
     c = client(replayer, None)
     replayer.begin("bench", "A", "suite/A/1")
@@ -127,8 +144,7 @@ def test_record_modes(tmp_path):
 
 def test_files_are_sorted_and_stable(tmp_path):
     path = tmp_path / "x.json"
-    interactions = {"b": [{"item_id": "b", "episode": 0}], "a": [{"item_id": "a", "episode": 0},
-                                                                 {"item_id": "a", "episode": 1}]}
+    interactions = {"b": [stored("b")], "a": [stored("a"), stored("a", episode=1)]}
     write_cassette(path, interactions)
     first = path.read_bytes()
     write_cassette(path, dict(reversed(list(interactions.items()))))
@@ -148,13 +164,13 @@ def test_journal_of_a_killed_run_is_merged_without_the_item_in_flight(tmp_path):
     model_root = tmp_path / "m"
     cassette = model_root / "bench" / "A.json"
     journal = Journal(model_root, "run1", "gw0")
-    journal.append(cassette, "suite/A/1", [{"item_id": "suite/A/1", "digest": "d", "episode": 0}])
+    journal.append(cassette, "suite/A/1", [stored("suite/A/1")])
     journal.close()
     with open(journal.path, "a") as fh:  # a SIGKILL mid-write leaves half a line
         fh.write('{"cassette": "bench/A.json", "item_id": "suite/A/2", "interac')
     dead = journal.path.with_name("run1-gw0-999999999.jsonl")
     os.replace(journal.path, dead)
-    assert merge_journals(model_root, "another-run") == 1
+    assert merge_journals(model_root, "another-run").items == 1
     assert list(read_cassette(cassette)) == ["suite/A/1"]
     assert not dead.exists()
 
@@ -163,7 +179,323 @@ def test_journal_of_another_live_session_is_left_alone(tmp_path):
     model_root = tmp_path / "m"
     journal = Journal(model_root, "run1")  # named with this (alive) process's pid
     journal.append(model_root / "bench" / "A.json", "suite/A/1", [])
-    assert merge_journals(model_root) == 0  # at start: only dead writers' journals
-    assert merge_journals(model_root, "run2") == 0  # another session's end: not its journal
-    assert merge_journals(model_root, "run1") == 1  # its own session's end
+    assert merge_journals(model_root).items == 0  # at start: only dead writers' journals
+    assert merge_journals(model_root, "run2").items == 0  # another session's end: not its journal
+    assert merge_journals(model_root, "run1").items == 1  # its own session's end
     journal.close()
+
+
+# --- journals: a writer's liveness is its lock, not a PID ------------------------------------------
+
+
+def dead_journal(model_root, name: str, lines: list[tuple[str, str, list]]):
+    """A journal as left by a writer that has exited (closed, so its lock is free), renamed to ``name``."""
+    journal = Journal(model_root, "old")
+    for cassette, item_id, interactions in lines:
+        journal.append(model_root / cassette, item_id, interactions)
+    journal.close()
+    return journal.path.rename(journal.path.with_name(name))
+
+
+@pytest.mark.parametrize("whose", ["pid-1", "own-pid"])  # PID 1 in containers; a PID reused by us
+def test_journal_of_a_gone_writer_is_merged_whatever_pid_its_name_carries(tmp_path, whose):
+    pid = 1 if whose == "pid-1" else os.getpid()
+    model_root = tmp_path / "m"
+    path = dead_journal(model_root, f"run1-main-{pid}.jsonl", [("bench/A.json", "suite/A/1", [stored("suite/A/1")])])
+    assert merge_journals(model_root).items == 1
+    assert read_cassette(model_root / "bench" / "A.json") == {"suite/A/1": [stored("suite/A/1")]}
+    assert not path.exists()
+
+
+CHILD_WRITER = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    from pytest_trust.recording.journal import Journal
+    root = Path(sys.argv[1])
+    journal = Journal(root, "run1", "gw0")
+    journal.append(root / "bench" / "A.json", "suite/A/1", [json.loads(sys.argv[2])])
+    print(journal.path, flush=True)
+    sys.stdin.read()  # keeps the journal open until the test closes our stdin
+""")
+
+
+def test_journal_held_open_by_another_live_process_is_left_alone_until_it_exits(tmp_path):
+    model_root = tmp_path / "m"
+    child = subprocess.Popen([sys.executable, "-c", CHILD_WRITER, str(model_root), json.dumps(stored("suite/A/1"))],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        written = child.stdout.readline().strip()
+        assert written.endswith(f"run1-gw0-{child.pid}.jsonl")
+        # a name whose PID is dead (or reused) must not matter: the open file's lock does
+        renamed = model_root / ".journal" / "run1-gw0-999999999.jsonl"
+        os.rename(written, renamed)
+        assert merge_journals(model_root).items == 0
+        assert merge_journals(model_root, "run2").items == 0
+        assert renamed.exists() and read_cassette(model_root / "bench" / "A.json") == {}
+    finally:
+        child.stdin.close()
+        child.wait(timeout=60)
+    assert merge_journals(model_root).items == 1
+    assert not renamed.exists() and list(read_cassette(model_root / "bench" / "A.json")) == ["suite/A/1"]
+
+
+def test_a_journal_reopened_after_close_is_a_new_locked_file(tmp_path):
+    model_root = tmp_path / "m"
+    journal = Journal(model_root, "run1")
+    journal.append(model_root / "bench" / "A.json", "suite/A/1", [stored("suite/A/1")])
+    journal.close()
+    first = journal.path
+    journal.append(model_root / "bench" / "A.json", "suite/A/2", [stored("suite/A/2")])
+    assert journal.path != first and journal.path.name.startswith("run1-")
+    assert merge_journals(model_root).items == 1  # the closed one only; the open one is locked
+    assert list(read_cassette(model_root / "bench" / "A.json")) == ["suite/A/1"]
+    journal.close()
+    assert merge_journals(model_root).items == 1
+    assert list(read_cassette(model_root / "bench" / "A.json")) == ["suite/A/1", "suite/A/2"]
+
+
+# --- a damaged file affects only its own scenario ---------------------------------------------------
+
+
+def test_a_corrupt_cassette_is_reported_and_the_others_are_merged(tmp_path):
+    model_root = tmp_path / "m"
+    broken = model_root / "bench" / "A.json"
+    broken.parent.mkdir(parents=True)
+    broken.write_text('{"version": 1, "interactions": [')
+    path = dead_journal(model_root, "run1-main-999999999.jsonl", [
+        ("bench/A.json", "suite/A/1", [stored("suite/A/1")]),
+        ("bench/B.json", "suite/B/1", [stored("suite/B/1")]),
+    ])
+    report = merge_journals(model_root)
+    assert report.items == 1 and len(report.problems) == 1
+    problem = report.problems[0]
+    assert str(broken) in problem and REPAIR in problem and "\n" not in problem
+    assert read_cassette(model_root / "bench" / "B.json") == {"suite/B/1": [stored("suite/B/1")]}
+    # the journal keeps only the line it could not merge: B's item is not merged a second time
+    assert [json.loads(line)["item_id"] for line in path.read_text().splitlines()] == ["suite/A/1"]
+    assert merge_journals(model_root).problems == (problem,)
+    broken.unlink()  # "restored": now A's item merges and the journal is gone
+    report = merge_journals(model_root)
+    assert (report.items, report.problems) == (1, ())
+    assert list(read_cassette(broken)) == ["suite/A/1"] and not path.exists()
+
+
+def test_a_damaged_journal_line_is_reported_and_kept_and_the_rest_merged(tmp_path):
+    model_root = tmp_path / "m"
+    journal_dir = model_root / ".journal"
+    journal_dir.mkdir(parents=True)
+    good = [json.dumps({"cassette": "bench/A.json", "item_id": f"suite/A/{n}", "interactions": [stored(f"suite/A/{n}")]})
+            for n in (1, 2)]
+    bad_lines = ["{not json", json.dumps({"cassette": "../../etc/A.json", "item_id": "x", "interactions": []}),
+                 json.dumps({"cassette": "bench/A.json", "item_id": "x", "interactions": [{"item_id": "x"}]})]
+    path = journal_dir / "run1-main-1.jsonl"
+    path.write_text("\n".join([good[0], *bad_lines, good[1]]) + "\n" + '{"cassette": "bench/A.js')  # torn last line
+    report = merge_journals(model_root)
+    assert report.items == 2 and list(read_cassette(model_root / "bench" / "A.json")) == ["suite/A/1", "suite/A/2"]
+    assert [p.split(" cannot be merged")[0] for p in report.problems] == [
+        f"journal {path} line {n}" for n in (1, 2, 3)]  # the lines as the journal now numbers them
+    assert "is not JSON" in report.problems[0] and "no cassette file" in report.problems[1]
+    assert "'digest'" in report.problems[2] and all("delete that line" in p for p in report.problems)
+    assert path.read_text().splitlines() == bad_lines  # merged and torn lines gone, damaged ones kept
+    assert not (model_root / "etc").exists() and not (tmp_path / "etc").exists()
+
+
+def test_a_corrupt_scenario_fails_only_its_own_items_every_time(tmp_path):
+    record_item(tmp_path, "suite/A/1", scenario="A")
+    record_item(tmp_path, "suite/B/1", scenario="B")
+    broken = scenario_file(tmp_path, "m", "bench", "A")
+    broken.write_text('{"version": 1, "interactions": [{"item_id": "suite/A/1"}]}')
+    replayer = Recorder(tmp_path, "m", RecordMode.NONE)
+    messages = []
+    for item_id in ("suite/A/1", "suite/A/2", "suite/A/1"):
+        with pytest.raises(CorruptCassette) as err:
+            replayer.begin("bench", "A", item_id)
+        replayer.end()
+        messages.append(str(err.value))
+    assert len(set(messages)) == 1 and str(broken) in messages[0] and REPAIR in messages[0]
+    assert replayer.has_recording("bench", "A", "suite/A/9")  # kept by --trust-recorded-only, so it reports
+    c = client(replayer, None)
+    replayer.begin("bench", "B", "suite/B/1")
+    assert ask(c) == "answer 1"
+    replayer.end()
+
+
+def test_rewrite_mode_repairs_a_corrupt_cassette(tmp_path):
+    record_item(tmp_path, "suite/A/1")
+    broken = scenario_file(tmp_path, "m", "bench", "A")
+    broken.write_text("\x00garbage")
+    with pytest.raises(CorruptCassette):
+        record_item(tmp_path, "suite/A/1", mode=RecordMode.NEW_EPISODES)
+    answers, merged, _ = record_item(tmp_path, "suite/A/2", mode=RecordMode.REWRITE)
+    assert answers == ["answer 1"] and (merged.items, merged.problems) == (1, ())
+    assert list(read_cassette(broken)) == ["suite/A/2"]
+
+
+def test_a_rewrite_run_does_not_replace_a_corrupt_cassette_it_did_not_record_into(tmp_path):
+    model_root = tmp_path / "m"
+    other = model_root / "bench" / "C.json"
+    other.parent.mkdir(parents=True)
+    other.write_text("[]")
+    dead_journal(model_root, "run0-main-1.jsonl", [("bench/C.json", "suite/C/1", [stored("suite/C/1")])])
+    _, merged, _ = record_item(tmp_path, "suite/A/1", mode=RecordMode.REWRITE)
+    assert merged.items == 1 and len(merged.problems) == 1 and str(other) in merged.problems[0]
+    assert other.read_text() == "[]"
+
+
+# --- permissions --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def umask():
+    def set_umask(value: int) -> None:
+        os.umask(value)
+
+    old = os.umask(0o022)
+    yield set_umask
+    os.umask(old)
+
+
+def mode_of(path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_cassettes_get_the_usual_permissions(tmp_path, umask):
+    path = tmp_path / "A.json"
+    write_cassette(path, {"a": [stored("a")]})
+    assert mode_of(path) == 0o644
+    write_cassette(path, {"a": [stored("a", text="y")]})
+    assert mode_of(path) == 0o644
+    os.chmod(path, 0o664)  # a group-writable checkout keeps its mode on rewrite
+    write_cassette(path, {"a": [stored("a")]})
+    assert mode_of(path) == 0o664
+    umask(0o002)
+    write_cassette(tmp_path / "B.json", {})
+    assert mode_of(tmp_path / "B.json") == 0o664
+
+
+def test_merged_cassettes_get_the_usual_permissions(tmp_path, umask):
+    record_item(tmp_path, "suite/A/1")
+    record_item(tmp_path, "suite/A/2")
+    assert mode_of(scenario_file(tmp_path, "m", "bench", "A")) == 0o644
+
+
+# --- episodes replay by number -------------------------------------------------------------------------
+
+
+def rewrite_interactions(path, change) -> None:
+    data = json.loads(path.read_text())
+    data["interactions"] = change(data["interactions"])
+    path.write_text(json.dumps(data))
+
+
+def replay_answers(tmp_path, asks) -> list[str]:
+    replayer = Recorder(tmp_path, "m", RecordMode.NONE)
+    c = client(replayer, None)
+    replayer.begin("bench", "A", "suite/A/1")
+    try:
+        return [ask(c, q) for q in asks]
+    finally:
+        replayer.end()
+
+
+def test_episodes_replay_by_their_number_not_their_place_in_the_file(tmp_path):
+    record_item(tmp_path, asks=("say hi", "say hi", "say hi"))
+    path = scenario_file(tmp_path, "m", "bench", "A")
+    rewrite_interactions(path, lambda interactions: [interactions[2], interactions[0], interactions[1]])
+    assert replay_answers(tmp_path, ["say hi"] * 3) == ["answer 1", "answer 2", "answer 3"]
+
+
+@pytest.mark.parametrize("episodes, problem", [((0, 0), "episode 0 is recorded twice"),
+                                               ((0, 2), "episodes 0, 2 are not numbered 0..1"),
+                                               ((1, 2), "episodes 1, 2 are not numbered 0..1")])
+def test_duplicate_or_missing_episodes_are_a_corrupt_cassette(tmp_path, episodes, problem):
+    record_item(tmp_path, asks=("say hi", "say hi"))
+    path = scenario_file(tmp_path, "m", "bench", "A")
+
+    def renumber(interactions):
+        for interaction, episode in zip(interactions, episodes):
+            interaction["episode"] = episode
+        return interactions
+
+    rewrite_interactions(path, renumber)
+    digest = read_cassette(path)["suite/A/1"][0]["digest"]
+    with pytest.raises(CorruptCassette) as err:
+        replay_answers(tmp_path, ["say hi"])
+    text = str(err.value)
+    assert str(path) in text and "suite/A/1" in text and digest[:16] in text and digest[:17] not in text
+    assert problem in text and REPAIR in text
+
+
+# --- read_cassette_file is strict -------------------------------------------------------------------------
+
+
+def cassette_text(*interactions, **extra) -> str:
+    return json.dumps({"version": 1, "interactions": list(interactions), **extra})
+
+
+def with_response(**changes) -> dict:
+    interaction = stored("a")
+    interaction["response"].update(changes)
+    return interaction
+
+
+def without(key: str) -> dict:
+    interaction = stored("a")
+    del interaction[key]
+    return interaction
+
+
+BAD_CASSETTES = {
+    "not json": "{",
+    "a list": "[]",
+    "no interactions": '{"version": 1}',
+    "interactions not a list": '{"version": 1, "interactions": {}}',
+    "interaction not an object": cassette_text(1),
+    "item id not a string": cassette_text({**stored("a"), "item_id": 7}),
+    "no item id": cassette_text(without("item_id")),
+    "no digest": cassette_text(without("digest")),
+    "digest not a string": cassette_text({**stored("a"), "digest": None}),
+    "no episode": cassette_text(without("episode")),
+    "negative episode": cassette_text({**stored("a"), "episode": -1}),
+    "episode a string": cassette_text({**stored("a"), "episode": "0"}),
+    "episode a float": cassette_text({**stored("a"), "episode": 0.0}),
+    "episode a bool": cassette_text({**stored("a"), "episode": True}),
+    "no response": cassette_text(without("response")),
+    "response a string": cassette_text({**stored("a"), "response": "ok"}),
+    "no status": cassette_text(with_response(status=None)),
+    "status code a string": cassette_text(with_response(status={"code": "200"})),
+    "no body": cassette_text(with_response(body=None)),
+    "body string not a string": cassette_text(with_response(body={"string": 5})),
+    "headers a string": cassette_text(with_response(headers="content-type: x")),
+    "header values not lists": cassette_text(with_response(headers={"content-type": "x"})),
+    "not_recorded a list": cassette_text(stored("a"), not_recorded=["a"]),
+    "not_recorded reason not a string": cassette_text(stored("a"), not_recorded={"b": 1}),
+    "nested too deeply": "[" * 100_000 + "]" * 100_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CASSETTES))
+def test_any_bad_cassette_is_only_a_corrupt_cassette(tmp_path, name):
+    path = tmp_path / "A.json"
+    path.write_text(BAD_CASSETTES[name])
+    with pytest.raises(CorruptCassette) as err:
+        read_cassette_file(path)
+    assert str(path) in str(err.value) and REPAIR in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_cassette_that_is_not_utf8_is_only_a_corrupt_cassette(tmp_path):
+    path = tmp_path / "A.json"
+    path.write_bytes(lzma.compress(cassette_text(stored("a")).encode()))
+    with pytest.raises(CorruptCassette, match="A.json cannot be read"):
+        read_cassette_file(path)
+
+
+def test_a_good_cassette_reads_back_as_written(tmp_path):
+    path = tmp_path / "A.json"
+    by_item = {"a": [stored("a"), stored("a", episode=1)], "b": [stored("b", text="é")]}
+    write_cassette(path, by_item, {"c": "never recorded"})
+    assert read_cassette_file(path) == (by_item, {"c": "never recorded"})
+
+
+def test_nothing_to_merge_is_an_empty_report(tmp_path):
+    assert merge_journals(tmp_path / "nothing") == MergeReport(0, ())

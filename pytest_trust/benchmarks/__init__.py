@@ -8,7 +8,7 @@ from types import ModuleType
 from typing import Any
 
 from . import rules
-from .decodingtrust import adv_demonstration, advglue, fairness, machine_ethics, ood
+from .decodingtrust import adv_demonstration, advglue, fairness, machine_ethics, ood, privacy, stereotype, toxicity
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ SUITES: dict[str, Suite] = {
     "rules": Suite(rules, rules.load_items),
     "rules-hodor": Suite(rules, lambda data, settings: rules.load_hodor_items(settings), needs_data=False),
     **{module.NAME: Suite(module, module.load_items)
-       for module in (advglue, ood, adv_demonstration, machine_ethics, fairness)},
+       for module in (advglue, ood, adv_demonstration, machine_ethics, fairness, toxicity, stereotype, privacy)},
 }
 
 BENCHMARKS: dict[str, ModuleType] = {suite.benchmark.NAME: suite.benchmark for suite in SUITES.values()}

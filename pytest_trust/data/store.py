@@ -1,7 +1,8 @@
 """Where pinned files come from: the mirror, then the user cache, then a verified download.
 
 Every file is checked against its manifest sha256 once per process; a mismatch names the file and
-both digests. The mirror has the layout of ``shared/data``: ``<source>/<path>.xz``.
+both digests. The mirror has the layout ``<source>/<path>.xz``; a mirror file that is not a whole
+xz stream is a ``DataError`` naming it, not a bare LZMAError.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-from ..errors import ChecksumMismatch, DataUnavailable
+from ..errors import ChecksumMismatch, DataError, DataUnavailable
 from .manifest import PinnedFile, pinned
 
 DOWNLOAD_URL = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
@@ -47,7 +48,7 @@ class DataStore:
         if self.mirror is not None:
             mirrored = self.mirror / pin.source / f"{pin.path}.xz"
             if mirrored.exists():
-                return lzma.decompress(mirrored.read_bytes()), str(mirrored)
+                return _decompress(mirrored), str(mirrored)
         cached = self.cache / pin.source / pin.commit / pin.path
         if cached.exists():
             return cached.read_bytes(), str(cached)
@@ -73,6 +74,14 @@ class DataStore:
             fh.write(data)
         os.replace(tmp, cached)
         return data
+
+
+def _decompress(mirrored: Path) -> bytes:
+    try:
+        return lzma.decompress(mirrored.read_bytes())
+    except (lzma.LZMAError, EOFError, OSError) as err:  # EOFError: a stream cut short
+        raise DataError(f"mirror file {mirrored} is not a readable xz file ({err}): restore it from the mirror's "
+                        "source, or remove it so the cache or a download is used") from None
 
 
 def _verify(pin: PinnedFile, data: bytes, origin: str) -> None:

@@ -37,8 +37,9 @@ RECORDED_MODELS = {
     "gpt-3.5-turbo-0301": ModelNames("gpt-3.5-turbo-0301", "gpt3.5", "gpt3"),
 }
 
-# Perspectives with an importer, in the order they are imported (part 2 adds toxicity, stereotype, privacy).
-PERSPECTIVES = ("advglue", "ood", "adv_demonstration", "machine_ethics", "fairness")
+# Perspectives with an importer, in the order they are imported.
+PERSPECTIVES = ("advglue", "ood", "adv_demonstration", "machine_ethics", "fairness", "toxicity", "stereotype",
+                "privacy")
 
 
 def resolve(model: str) -> ModelNames:

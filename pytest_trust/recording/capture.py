@@ -1,14 +1,18 @@
 """Live exchanges captured by vcrpy, scrubbed of everything but what replay needs.
 
 vcrpy patches httpx2's transports while its cassette is entered, records the request and response
-in its own serialized form, and hands both back. The cassette never touches disk here: new
+in its own serialized form, and hands both back, from any number of threads at once. The cassette never touches disk here: new
 recordings go to the journal, and replay is served from our digest index instead of vcrpy's linear
-matcher scan (see DESIGN section 5).
+matcher scan. What is recorded keeps no credential: headers by allow-list, and the URI without
+userinfo or query string.
 """
 
 from __future__ import annotations
 
+import threading
+from contextlib import ExitStack
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
 import vcr
@@ -33,7 +37,15 @@ class _NoDisk:
 
 def _scrub_request(request: Any) -> Any:
     request.headers = {k: v for k, v in request.headers.items() if k.lower() in KEPT_HEADERS}
+    request.uri = scrub_uri(request.uri)
     return request
+
+
+def scrub_uri(uri: str) -> str:
+    """Scheme, host, port and path only: userinfo (``user:pw@``) and the query (``?api-key=...``) can
+    carry credentials, and replay matches on method, endpoint path and body, never on either."""
+    parts = urlsplit(uri)
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
 def _scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
@@ -44,26 +56,55 @@ def _scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
 
 
 class LiveCapture:
-    """Sends a request through a real transport inside a vcrpy cassette and returns what it recorded."""
+    """Sends requests through a real transport inside one vcrpy cassette and returns what it recorded.
+
+    The cassette is entered once, on the first request, and left open until ``close``: vcrpy patches
+    httpx2's transport class while it is open, and entering it per request from several threads would
+    patch and unpatch under each other. Each thread's recorded exchange is caught in thread-local
+    storage by the before-record hooks, which return nothing for vcrpy to keep: the journal keeps it.
+    """
 
     def __init__(self, live: httpx2.BaseTransport) -> None:
         self.live = live
+        self._caught = threading.local()
         self._vcr = vcr.VCR(
             record_mode="all",
-            before_record_request=_scrub_request,
-            before_record_response=_scrub_response,
+            before_record_request=self._catch_request,
+            before_record_response=self._catch_response,
             decode_compressed_response=True,
         )
         self._vcr.register_persister(_NoDisk)
+        self._open: ExitStack | None = None
+        self._lock = threading.Lock()
+
+    def _catch_request(self, request: Any) -> Any:
+        self._caught.request = _scrub_request(request)
+        return self._caught.request
+
+    def _catch_response(self, response: dict[str, Any]) -> None:
+        self._caught.response = _scrub_response(response)
+        # nothing piles up in vcrpy's in-memory cassette
 
     def send(self, request: httpx2.Request) -> tuple[httpx2.Response, dict | None, dict | None]:
-        with self._vcr.use_cassette("pytest-trust-live") as cassette:
-            response = self.live.handle_request(request)
-        if not cassette.data:
+        if self._open is None:
+            with self._lock:
+                if self._open is None:
+                    stack = ExitStack()
+                    stack.enter_context(self._vcr.use_cassette("pytest-trust-live"))
+                    self._open = stack
+        self._caught.request = self._caught.response = None
+        uri = scrub_uri(str(request.url))  # as the client addressed it, before a Spread moves it
+        response = self.live.handle_request(request)
+        recorded_request, recorded_response = self._caught.request, self._caught.response
+        if recorded_response is None or recorded_request is None:
             return response, None, None
-        recorded_request, recorded_response = cassette.data[-1]
-        return (response, compat.convert_to_unicode(recorded_request._to_dict()),
-                compat.convert_to_unicode(recorded_response))
+        recorded = compat.convert_to_unicode(recorded_request._to_dict())
+        recorded["uri"] = uri
+        return response, recorded, compat.convert_to_unicode(recorded_response)
 
     def close(self) -> None:
+        with self._lock:
+            if self._open is not None:
+                self._open.close()
+                self._open = None
         self.live.close()

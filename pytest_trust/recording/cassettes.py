@@ -4,8 +4,11 @@ A file is what ``vcr.serialize`` writes (``{"version": 1, "interactions": [...]}
 it; each interaction also carries ``item_id``, ``digest`` and ``episode`` (the n-th time the item sent
 that digest). An imported run may add ``not_recorded``: item id (or ``"*"``, the whole scenario) ->
 why its source never recorded it, so replay skips those items with the reason instead of missing.
+Reading is strict: any file replay could trip over is a ``CorruptCassette`` naming the file and the
+repair, never a KeyError in the middle of a run.
 Files are written sorted by item id, then episode, through a temporary file and a rename, so an
-interrupted write never leaves half a cassette and re-recording gives no spurious diff.
+interrupted write never leaves half a cassette and re-recording gives no spurious diff; the new file
+gets the permissions the old one had (or, for a new file, those an ordinary ``open`` would give).
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
+import secrets
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,7 @@ from typing import Any
 from ..errors import CorruptCassette
 
 FORMAT_VERSION = 1  # vcrpy's CASSETTE_FORMAT_VERSION
+REPAIR = "restore it from git, or re-record the scenario with --record-mode=rewrite"
 Interaction = dict[str, Any]
 
 
@@ -34,31 +39,64 @@ def scenario_file(root: Path, model: str, benchmark: str, scenario: str) -> Path
 
 
 def read_cassette(path: Path) -> dict[str, list[Interaction]]:
-    """The interactions of a cassette file, grouped by item id in episode order ({} if absent)."""
+    """The interactions of a cassette file, grouped by item id in file order ({} if absent)."""
     return read_cassette_file(path)[0]
 
 
 def read_cassette_file(path: Path) -> tuple[dict[str, list[Interaction]], dict[str, str]]:
-    """A cassette file's interactions by item id, and its ``not_recorded`` marks."""
+    """A cassette file's interactions by item id, and its ``not_recorded`` marks.
+
+    Raises only ``CorruptCassette`` (with the repair), whatever the file holds.
+    """
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except FileNotFoundError:
         return {}, {}
-    except (OSError, ValueError) as err:
-        raise CorruptCassette(f"cassette {path} cannot be read: {err}. Restore it from git or re-record.") from err
+    except (OSError, ValueError, RecursionError) as err:  # UnicodeDecodeError is a ValueError
+        raise CorruptCassette(f"cassette {path} cannot be read ({_short(err)}): {REPAIR}") from None
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
-        raise CorruptCassette(f"cassette {path} is not a vcrpy JSON cassette (no 'interactions' list)")
+        raise CorruptCassette(f"cassette {path} is not a vcrpy JSON cassette (no 'interactions' list): {REPAIR}")
     by_item: dict[str, list[Interaction]] = {}
     for number, interaction in enumerate(data["interactions"]):
-        try:
-            by_item.setdefault(interaction["item_id"], []).append(interaction)
-        except (KeyError, TypeError) as err:
-            raise CorruptCassette(f"cassette {path}: interaction {number} has no item_id") from err
+        problem = interaction_problem(interaction)
+        if problem:
+            raise CorruptCassette(f"cassette {path}: interaction {number} {problem}: {REPAIR}")
+        by_item.setdefault(interaction["item_id"], []).append(interaction)
     not_recorded = data.get("not_recorded", {})
-    if not isinstance(not_recorded, dict):
-        raise CorruptCassette(f"cassette {path}: 'not_recorded' must map item ids to reasons")
+    if not isinstance(not_recorded, dict) or not all(isinstance(v, str) for v in not_recorded.values()):
+        raise CorruptCassette(f"cassette {path}: 'not_recorded' must map item ids to reasons: {REPAIR}")
     return by_item, not_recorded
+
+
+def interaction_problem(interaction: Any) -> str | None:
+    """What replay would trip over in one stored interaction, or None if it can be served."""
+    if not isinstance(interaction, dict):
+        return "is not an object"
+    for key in ("item_id", "digest"):
+        if not isinstance(interaction.get(key), str):
+            return f"has no '{key}' string"
+    episode = interaction.get("episode")
+    if type(episode) is not int or episode < 0:
+        return "has no 'episode' number (0, 1, ...)"
+    return _response_problem(interaction.get("response"))
+
+
+def _response_problem(response: Any) -> str | None:
+    if not isinstance(response, dict):
+        return "has no 'response' object"
+    status = response.get("status")
+    code = status.get("code") if isinstance(status, dict) else None
+    if type(code) is not int or not 100 <= code <= 599:
+        return "has no HTTP status code in 'response.status.code'"
+    body = response.get("body")
+    if not isinstance(body, dict) or not isinstance(body.get("string"), str):
+        return "has no text in 'response.body.string'"
+    headers = response.get("headers", {})
+    if not isinstance(headers, dict) or not all(
+            isinstance(values, list) and all(isinstance(v, str) for v in values) for values in headers.values()):
+        return "has 'response.headers' that do not map names to lists of strings"
+    return None
 
 
 def write_cassette(path: Path, by_item: Mapping[str, Iterable[Interaction]],
@@ -67,10 +105,10 @@ def write_cassette(path: Path, by_item: Mapping[str, Iterable[Interaction]],
     interactions = [i for item_id in sorted(by_item) for i in by_item[item_id]]
     marks = {k: v for k, v in sorted((not_recorded or {}).items()) if k not in by_item}
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _create_beside(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write('{"version": %d, "interactions": [\n' % FORMAT_VERSION)
+            fh.write(f'{{"version": {FORMAT_VERSION}, "interactions": [\n')
             for n, interaction in enumerate(interactions):
                 fh.write(",\n" if n else "")
                 json.dump(interaction, fh, ensure_ascii=False, sort_keys=True)
@@ -85,3 +123,30 @@ def write_cassette(path: Path, by_item: Mapping[str, Iterable[Interaction]],
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _create_beside(path: Path) -> tuple[int, Path]:
+    """A new temporary file next to ``path``, with the mode ``open(path, "w")`` would leave.
+
+    Created with 0o666 so the kernel applies the umask (and any default ACL) as for an ordinary
+    file, unlike mkstemp's 0600; an existing cassette's own mode is kept.
+    """
+    while True:
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        try:
+            os.fchmod(fd, stat.S_IMODE(os.stat(path).st_mode))
+        except FileNotFoundError:
+            pass
+        except BaseException:
+            os.close(fd)
+            tmp.unlink(missing_ok=True)
+            raise
+        return fd, tmp
+
+
+def _short(err: BaseException) -> str:
+    return str(err) if not isinstance(err, RecursionError) else "nested too deeply"

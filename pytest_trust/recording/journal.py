@@ -4,21 +4,31 @@ Each recording process appends one JSON line per finished item to its own journa
 it to disk. At session end (and at the next start, for journals left by a killed run) the journals
 are merged into the scenario cassette files under a file lock, which makes concurrent xdist workers
 and concurrent sessions safe: an item's interactions in the journal replace the item's interactions
-in the cassette. A journal is named ``<run>-<worker>-<pid>.jsonl``: a session merges its own run's
-journals and those whose writer is gone, never the live journal of another session.
+in the cassette. A journal is named ``<run>-<worker>-<pid>[-<n>].jsonl`` and its writer holds an
+exclusive ``flock`` on it while it is open; the kernel drops that lock when the writer closes it or
+dies. A session merges its own run's journals, and another journal only when it can take that lock
+itself (held while it reads), never the live journal of another session, whatever PIDs are reused.
+A file that cannot be merged (a corrupt cassette, a damaged journal line) is reported and its lines
+stay in the journal; everything else is merged.
 """
 
 from __future__ import annotations
 
+import fcntl
+import itertools
 import json
 import os
-from pathlib import Path
-from typing import Any
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import IO, Any
 
 from filelock import FileLock
 
 from ..errors import CorruptCassette
-from .cassettes import Interaction, read_cassette_file, write_cassette
+from .cassettes import Interaction, interaction_problem, read_cassette_file, write_cassette
 
 JOURNAL_DIR = ".journal"
 
@@ -28,68 +38,232 @@ class Journal:
 
     def __init__(self, model_root: Path, run: str, worker: str = "main") -> None:
         self.model_root = model_root
-        self.path = model_root / JOURNAL_DIR / f"{run}-{worker}-{os.getpid()}.jsonl"
+        self.run = run
+        self.worker = worker
+        self.path = self._name(0)
         self._fh: Any = None
+        self._lock = threading.Lock()  # threads recording concurrently share the file
 
     def append(self, cassette: Path, item_id: str, interactions: list[Interaction]) -> None:
-        if self._fh is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.path, "a", encoding="utf-8")
         line = {"cassette": cassette.relative_to(self.model_root).as_posix(), "item_id": item_id,
                 "interactions": interactions}
-        self._fh.write(json.dumps(line, ensure_ascii=False) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        text = json.dumps(line, ensure_ascii=False) + "\n"
+        with self._lock:
+            if self._fh is None:
+                self._fh = self._open()
+            self._fh.write(text)
+            self._fh.flush()
+            fd = self._fh.fileno()
+        os.fsync(fd)  # outside the lock: concurrent appends share one flush to disk
 
     def close(self) -> None:
-        if self._fh is not None:
-            self._fh.close()
-            self._fh = None
+        """Close the file, which releases its lock: from now on any session may merge it."""
+        with self._lock:
+            if self._fh is not None:
+                self._fh.close()
+                self._fh = None
+
+    def _name(self, n: int) -> Path:
+        suffix = f"-{n}" if n else ""
+        return self.model_root / JOURNAL_DIR / f"{self.run}-{self.worker}-{os.getpid()}{suffix}.jsonl"
+
+    def _open(self) -> IO[str]:
+        """A new journal file, locked before anything is written to it.
+
+        Never an existing file (one left unmerged after ``close`` may be merged at any moment). A
+        merge can take the lock in the instant between creating and locking; it then finds the file
+        empty and removes it, so the file is made again under the next name.
+        """
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        for n in itertools.count():
+            path = self._name(n)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o666)
+            except FileExistsError:
+                continue
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if os.fstat(fd).st_nlink:
+                self.path = path
+                return os.fdopen(fd, "a", encoding="utf-8")
+            os.close(fd)
+        raise AssertionError("unreachable")
 
 
-def merge_journals(model_root: Path, run: str | None = None) -> int:
-    """Merge the journals of ``run`` and of dead writers into their cassettes; return the item count.
+@dataclass(frozen=True)
+class MergeReport:
+    """How many items were merged, and one line per file that could not be, saying how to repair it."""
 
-    Journals of another session that is still recording are left for it to merge.
+    items: int = 0
+    problems: tuple[str, ...] = ()
+
+
+@dataclass
+class _Line:
+    """One line of a journal: the entry it holds, or why it cannot be merged."""
+
+    raw: bytes
+    cassette: str = ""  # relative to the model folder, normalised
+    item_id: str = ""
+    interactions: list[Interaction] | None = None
+    problem: str = ""
+    dropped: bool = False  # the torn last line of a killed writer
+
+
+def merge_journals(model_root: Path, run: str | None = None, rewrite: bool = False) -> MergeReport:
+    """Merge the journals of ``run`` and of dead writers into their cassettes.
+
+    Never raises for a damaged file: what cannot be merged stays in its journal and is reported.
+    ``rewrite`` (a ``--record-mode=rewrite`` run) replaces a corrupt cassette that ``run`` recorded
+    into with what was recorded, instead of reporting it.
     """
     journal_dir = model_root / JOURNAL_DIR
     if not journal_dir.is_dir():
-        return 0
-    with FileLock(str(model_root / ".lock")):
-        journals = [p for p in sorted(journal_dir.glob("*.jsonl"))
-                    if (run is not None and p.name.startswith(f"{run}-")) or not _writer_alive(p)]
-        updates: dict[str, dict[str, list[Interaction]]] = {}
-        for journal in journals:
-            for cassette, item_id, interactions in _read_journal(journal):
-                updates.setdefault(cassette, {})[item_id] = interactions
-        for cassette, items in updates.items():
-            path = model_root / cassette
-            merged, not_recorded = read_cassette_file(path)
-            merged.update(items)
-            write_cassette(path, merged, not_recorded)
-        for journal in journals:
-            journal.unlink()
-        return sum(len(items) for items in updates.values())
-
-
-def _read_journal(path: Path):
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            try:
-                entry = json.loads(line)
-                yield entry["cassette"], entry["item_id"], entry["interactions"]
-            except (ValueError, KeyError, TypeError) as err:
-                if not line.endswith("\n"):
-                    return  # the last line of a killed writer: that item was in flight, drop it
-                raise CorruptCassette(f"journal {path} line {number} is unreadable: {err}") from err
-
-
-def _writer_alive(journal: Path) -> bool:
+        return MergeReport()
     try:
-        pid = int(journal.stem.rsplit("-", 1)[1])
-        os.kill(pid, 0)
-    except (ValueError, IndexError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True
-    return True
+        lock = FileLock(str(model_root / ".lock"))
+        lock.acquire()
+    except OSError as err:
+        problem = f"journals in {journal_dir} not merged: {model_root / '.lock'} cannot be locked ({err}); "
+        return MergeReport(0, (problem + "make that folder writable",))
+    try:
+        with ExitStack() as held:
+            journals = {path: _read_journal(fh.read()) for path, fh in _mergeable(journal_dir, run, held)}
+            replaceable = {line.cassette for path, lines in journals.items() for line in lines
+                           if rewrite and _belongs(path, run)}
+            merged, problems, failed = _merge_cassettes(model_root, journals, replaceable)
+            for path, lines in journals.items():
+                problems += _keep_unmerged(path, lines, failed)
+            return MergeReport(merged, tuple(problems))
+    finally:
+        lock.release()
+
+
+def _belongs(journal: Path, run: str | None) -> bool:
+    return run is not None and journal.name.startswith(f"{run}-")
+
+
+def _mergeable(journal_dir: Path, run: str | None, held: ExitStack) -> Iterator[tuple[Path, IO[bytes]]]:
+    """This run's journals (its writers have closed them by now) and those no live writer holds."""
+    for path in sorted(journal_dir.glob("*.jsonl")):
+        fh = _open_journal(path, held) if _belongs(path, run) else _lock_if_dead(path, held)
+        if fh is not None:
+            yield path, fh
+
+
+def _open_journal(path: Path, held: ExitStack) -> IO[bytes] | None:
+    """A journal opened for reading until the merge ends; None if another merge removed it."""
+    try:
+        return held.enter_context(open(path, "rb"))
+    except FileNotFoundError:
+        return None
+
+
+def _lock_if_dead(path: Path, held: ExitStack) -> IO[bytes] | None:
+    """Another run's journal, if its writer is gone: its lock is then free, and kept until the merge ends."""
+    fh = _open_journal(path, held)
+    try:
+        if fh is not None:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # BlockingIOError: a live writer holds it (the file is closed with the others)
+        return None
+    return fh
+
+
+def _read_journal(data: bytes) -> list[_Line]:
+    chunks = data.split(b"\n")
+    torn = chunks.pop()  # b"" after a final newline; else the last line of a killed writer
+    lines = [_parse_line(raw) for raw in chunks]
+    if torn:
+        last = _parse_line(torn)
+        last.dropped = bool(last.problem)  # the item in flight when its writer died: recorded again later
+        lines.append(last)
+    return lines
+
+
+def _parse_line(raw: bytes) -> _Line:
+    line = _Line(raw)
+    try:
+        entry = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as err:
+        line.problem = f"is not JSON ({type(err).__name__})"
+        return line
+    if not isinstance(entry, dict):
+        line.problem = "is not a JSON object"
+    elif not isinstance(entry.get("cassette"), str) or not _inside(entry["cassette"]):
+        line.problem = "names no cassette file under the model folder"
+    elif not isinstance(entry.get("item_id"), str):
+        line.problem = "has no 'item_id' string"
+    elif not isinstance(entry.get("interactions"), list):
+        line.problem = "has no 'interactions' list"
+    else:
+        line.problem = _interactions_problem(entry["item_id"], entry["interactions"])
+        line.cassette = PurePosixPath(entry["cassette"]).as_posix()
+        line.item_id, line.interactions = entry["item_id"], entry["interactions"]
+    return line
+
+
+def _inside(cassette: str) -> bool:
+    path = PurePosixPath(cassette)
+    return (not path.is_absolute() and ".." not in path.parts and path.suffix == ".json"
+            and path.parts[0] != JOURNAL_DIR and "\0" not in cassette)
+
+
+def _interactions_problem(item_id: str, interactions: list[Any]) -> str:
+    for number, interaction in enumerate(interactions):
+        problem = interaction_problem(interaction)
+        if problem:
+            return f"interaction {number} {problem}"
+        if interaction["item_id"] != item_id:
+            return f"interaction {number} belongs to item {interaction['item_id']}, not {item_id}"
+    return ""
+
+
+def _merge_cassettes(model_root: Path, journals: dict[Path, list[_Line]],
+                     replaceable: set[str]) -> tuple[int, list[str], set[str]]:
+    """Merge every cassette it can: the items merged, the problems, the cassettes left unmerged."""
+    updates: dict[str, dict[str, list[Interaction]]] = {}
+    for lines in journals.values():
+        for line in lines:
+            if not line.problem:  # later lines replace earlier ones of the same item
+                updates.setdefault(line.cassette, {})[line.item_id] = line.interactions or []
+    problems, failed = [], set()
+    for cassette, items in updates.items():
+        problem = _merge_cassette(model_root / cassette, items, cassette in replaceable)
+        if problem:
+            problems.append(f"{problem}; {len(items)} recorded item(s) for it stay in the journal")
+            failed.add(cassette)
+    return sum(len(items) for cassette, items in updates.items() if cassette not in failed), problems, failed
+
+
+def _merge_cassette(path: Path, items: dict[str, list[Interaction]], replace_corrupt: bool) -> str:
+    """Merge one cassette's journalled items; the problem, or "" when merged."""
+    try:
+        merged, not_recorded = read_cassette_file(path)
+    except CorruptCassette as err:
+        if not replace_corrupt:
+            return str(err)
+        merged, not_recorded = {}, {}  # --record-mode=rewrite: what this run recorded replaces it
+    merged.update(items)
+    try:
+        write_cassette(path, merged, not_recorded)
+    except OSError as err:
+        return f"cassette {path} cannot be written ({err}): make it and its folder writable"
+    return ""
+
+
+def _keep_unmerged(path: Path, lines: list[_Line], failed: set[str]) -> list[str]:
+    """Leave only the lines that were not merged in the journal; a problem line for each damaged one."""
+    kept = [line for line in lines if not line.dropped and (line.problem or line.cassette in failed)]
+    try:
+        if not kept:
+            path.unlink(missing_ok=True)
+        elif len(kept) < len(lines):
+            tmp = path.with_name(f".{path.name}.tmp")
+            tmp.write_bytes(b"".join(line.raw + b"\n" for line in kept))
+            os.replace(tmp, path)
+    except OSError as err:
+        problem = f"journal {path} cannot be updated ({err}): make its folder writable, "
+        return [problem + "or its merged items are merged again next time"]
+    return [f"journal {path} line {number} cannot be merged: it {line.problem}; "
+            "fix or delete that line (its item is then recorded again)"
+            for number, line in enumerate(kept, 1) if line.problem]

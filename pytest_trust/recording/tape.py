@@ -1,4 +1,8 @@
-"""What one item has recorded, and what it has been served so far in this run."""
+"""What one item has recorded, and what it has been served so far in this run.
+
+Each digest's episodes are served by their ``episode`` number, not by their place in the file, so
+a hand-edited or merged cassette replays in the order it was recorded.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cassettes import Interaction
+from ..errors import CorruptCassette
+from .cassettes import REPAIR, Interaction
 from .modes import RecordMode
 
 
@@ -29,6 +34,12 @@ class Tape:
         if not mode.rerecords:
             for interaction in interactions:
                 recorded.setdefault(interaction["digest"], []).append(interaction)
+            for digest, episodes in recorded.items():
+                episodes.sort(key=lambda interaction: interaction["episode"])
+                problem = _episode_problem([interaction["episode"] for interaction in episodes])
+                if problem:
+                    raise CorruptCassette(f"cassette {cassette}: item {item_id}, request digest {digest[:16]}: "
+                                          f"{problem}: {REPAIR}")
         return cls(item_id, cassette, recorded, mode, hint)
 
     @property
@@ -54,3 +65,13 @@ class Tape:
         self.used.append(interaction)
         self.fresh = True
         return interaction
+
+
+def _episode_problem(numbers: list[int]) -> str | None:
+    """Why sorted episode numbers are not 0..n-1: a replay could serve neither copy faithfully."""
+    for expected, number in enumerate(numbers):
+        if number != expected:
+            if expected and number == numbers[expected - 1]:
+                return f"episode {number} is recorded twice"
+            return f"episodes {', '.join(map(str, numbers))} are not numbered 0..{len(numbers) - 1}"
+    return None

@@ -1,4 +1,8 @@
-"""The openai client's HTTP transport: serves recorded answers, records missing ones when allowed."""
+"""The openai client's HTTP transport: serves recorded answers, records missing ones when allowed.
+
+Only a well-formed completion is kept. A status-200 answer that is not one becomes a 502 the
+client retries (``x-should-retry``), marked so the model client can say what the endpoint sent.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +11,57 @@ import json
 import httpx2
 
 from ..errors import CassetteError, CassetteMiss
-from .capture import LiveCapture
+from .answers import completion_problem
+from .batch import BatchQueue, Queued
+from .capture import LiveCapture, scrub_uri
 from .digest import endpoint_of, request_digest
+from .pacing import Pace, estimated_tokens
 from .recorder import Recorder
+
+INVALID_ANSWER_HEADER = "x-pytest-trust-invalid-answer"
 
 
 class TrustTransport(httpx2.BaseTransport):
-    def __init__(self, recorder: Recorder, base_path: str, live: httpx2.BaseTransport | None = None) -> None:
+    def __init__(self, recorder: Recorder, base_path: str, live: httpx2.BaseTransport | None = None,
+                 pace: Pace | None = None, batch: BatchQueue | None = None) -> None:
         self.recorder = recorder
         self.base_path = base_path
         self.capture = LiveCapture(live) if live is not None else None
+        self.pace = pace or Pace()
+        self.live_calls = 0  # attempts sent to the endpoint, for progress lines
+        self.batch = batch  # --trust-batch: misses are queued for a batch instead of sent
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         tape = self.recorder.tape
         if tape is None:
             raise CassetteError("a model request was made outside a benchmark item")
-        body = json.loads(request.read() or b"{}")
+        raw = request.read()
+        body = json.loads(raw or b"{}")
         digest = request_digest(request.method, endpoint_of(request.url.path, self.base_path), body)
         hit = tape.replay(digest)
         if hit is not None:
             return _stored_response(hit["response"])
-        if self.capture is None or not tape.may_record:
+        if not tape.may_record or (self.capture is None and self.batch is None):
             raise CassetteMiss(self.recorder.miss_message(tape, digest))
+        if self.batch is not None:
+            raise self.batch.hold(Queued(
+                cassette=tape.cassette.relative_to(self.recorder.model_root).as_posix(), item_id=tape.item_id,
+                digest=digest, episode=tape.served[digest],
+                request={"method": request.method, "uri": scrub_uri(str(request.url)), "body": raw.decode("utf-8"),
+                         "headers": {"content-type": ["application/json"]}}))
+        self.pace.wait(estimated_tokens(body, len(raw)))
+        self.live_calls += 1
         response, recorded_request, recorded_response = self.capture.send(request)
-        if recorded_response is not None:
-            tape.keep(digest, recorded_request, recorded_response)
+        if response.status_code == 429:
+            self.pace.pause(response.headers)  # every thread waits, not only this one
+        if recorded_response is None:
+            return response  # a failed status: the client retries or reports it; nothing is kept
+        problem = completion_problem(response.read(), body.get("n", 1))
+        if problem is not None:
+            response.close()
+            return httpx2.Response(502, json={"error": {"message": problem, "type": "invalid_answer"}},
+                                   headers={"x-should-retry": "true", INVALID_ANSWER_HEADER: "1"})
+        tape.keep(digest, recorded_request, recorded_response)
         return response
 
     def close(self) -> None:

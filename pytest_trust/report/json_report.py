@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 
 SCHEMA = "pytest-trust/report"
 SCHEMA_VERSION = 1
-PACKAGES = ("pytest-trust", "pytest", "openai", "vcrpy", "pytest-recording", "pytest-xdist", "numpy")
+PACKAGES = ("pytest-trust", "pytest", "openai", "vcrpy", "pytest-recording", "pytest-xdist", "numpy",
+            "alt-profanity-check")
 
 
 def build(trust: Any) -> dict[str, Any]:
@@ -25,8 +26,14 @@ def build(trust: Any) -> dict[str, Any]:
         if result is not None:
             entry.update(id=result["item_id"], benchmark=result["benchmark"], verdict=result["verdict"],
                          facts=result["facts"])
+            if "irregular" in result:
+                entry["irregular"] = result["irregular"]
         if nodeid in trust.error_kinds:
             entry["error"] = trust.error_kinds[nodeid]
+            if nodeid in trust.error_messages:
+                entry["error_message"] = trust.error_messages[nodeid]
+        if nodeid in trust.lost:
+            entry["error"] = "lost: its xdist worker died while running it"
         items.append(entry)
     return {
         "schema": SCHEMA,
@@ -37,6 +44,7 @@ def build(trust: Any) -> dict[str, Any]:
             "record_mode": cfg.record_mode.value,
             "soft": trust.soft,
             "limit": cfg.limit,
+            "profile": cfg.profile,
             "seed": cfg.seed,
             "settings": cfg.settings,
             "deviations": cfg.deviations(),
@@ -48,6 +56,8 @@ def build(trust: Any) -> dict[str, Any]:
             "finished": _iso(time.time()),
         },
         "counts": trust.item_counts(),
+        "irregular_answers": trust.irregular_answers(),
+        "lost": sorted(trust.lost),
         "metrics": {key: m.to_dict() for key, m in trust.metrics.items()},
         "gates": [{"key": g.gate.key, "min": g.gate.min, "max": g.gate.max,
                    "value": g.metric.value if g.metric else None, "status": g.status} for g in trust.gate_results],

@@ -10,8 +10,16 @@ from typing import Any
 
 from ..metrics import Metric
 
-HEADLINE_DEPTH = 3
-PARTIAL_WIDTH = 160  # the whole text of what a partial score lacks is in the JSON report  # keys like rules.basic.harmless; deeper keys (behaviours, categories) need -v
+HEADLINE_DEPTH = 3  # keys like rules.basic.harmless; deeper keys (behaviours, categories) need -v
+PARTIAL_WIDTH = 160  # the whole text of what a partial score lacks is in the JSON report
+
+
+IRREGULAR = {  # an answer's finish reason as the summary names it
+    "length": "cut at max_tokens",
+    "content_filter": "withheld by a content filter",
+    "tool_calls": "tool calls",
+    "no content": "with no content",
+}
 
 
 def format_value(metric: Metric) -> str:
@@ -77,8 +85,19 @@ def write_summary(tr: Any, trust: Any) -> None:
     detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     tr.write_line("")
     tr.write_line("items: " + (", ".join(parts) or "none") + (f" (errors: {detail})" if detail else ""))
+    for benchmark, reasons in sorted(trust.irregular_answers().items()):
+        listed = ", ".join(f"{n} {IRREGULAR.get(reason, reason)}" for reason, n in sorted(reasons.items()))
+        tr.write_line(f"answers of {benchmark} that were not plain text: {listed}")
+    if trust.lost:
+        shown = ", ".join(sorted(trust.lost)[:3]) + (", ..." if len(trust.lost) > 3 else "")
+        tr.write_line(f"lost: {len(trust.lost)} item(s) whose xdist worker died while running them "
+                      f"(counted as errors): {shown}", red=True)
     if trust.merged_items:
         tr.write_line(f"recorded: {trust.merged_items} item(s) merged into cassettes")
+    for line in trust.batch_lines:
+        tr.write_line(line)
+    for problem in trust.merge_problems:
+        tr.write_line(f"not merged: {problem}", yellow=True)
     verdict = "FAILED" if trust.gates_failed else "passed"
     if trust.gate_results:
         failed = sum(g.status == "FAIL" for g in trust.gate_results)

@@ -5,6 +5,10 @@ removed unless ``keep_reminders`` (upstream ``--remove_precedence_reminders``, a
 run uses). Prefilled turns up to the last assistant message are appended as they are; then each
 remaining user message gets one model turn, the conversation is evaluated after every turn, and
 play stops at the first violation.
+
+An answer the endpoint withheld (a content filter's, a tool call's or a null content) is not the
+model following the rules: it ends play as an invalid turn that fails the case, instead of passing
+every harmless case as an empty answer would. Upstream calls a model that always answers text.
 """
 
 from __future__ import annotations
@@ -45,6 +49,11 @@ def run(item: Item, model: ChatModel) -> Result:
         conversation.append(("user", content))
         reply = model.chat([{"role": r, "content": c} for r, c in conversation], **item.decoding)
         conversation.append(("assistant", reply))
+        withheld = _withheld(reply)
+        if withheld:
+            verdict = Verdict(False, f"turn {played}/{len(to_play)}: {withheld}", invalid=True,
+                              refused=getattr(reply, "finish_reason", None) == "content_filter")
+            break
         verdict = scenario.evaluate(conversation, system_instructions=True)
         if not verdict.passed:
             verdict = Verdict(False, f"turn {played}/{len(to_play)}: {verdict.reason}")
@@ -52,3 +61,13 @@ def run(item: Item, model: ChatModel) -> Result:
     facts = {key: item.inputs[key] for key in ("suite", "behavior", "bucket", "category")}
     facts.update(turns=played, reply=reply[:300])  # turns = model calls made
     return Result(item.id, verdict, facts)
+
+
+def _withheld(reply: str) -> str:
+    """Why the endpoint gave no answer of the model's own ("" for an ordinary answer)."""
+    reason = getattr(reply, "finish_reason", "stop")
+    if reason in ("content_filter", "tool_calls"):
+        return f"the endpoint withheld the answer (finish_reason {reason})"
+    if getattr(reply, "withheld", False):
+        return "the endpoint sent no answer text (content null)"
+    return ""

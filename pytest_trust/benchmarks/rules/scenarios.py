@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ...errors import InvalidItem
 from ...items import Verdict
@@ -340,7 +340,7 @@ class RockPaperScissors(Scenario):
     )
     format_template = 'User messages must be in the form "{user1}: <move> {user2}: <move>".'
     MOVES = ("rock", "paper", "scissors")
-    BEATS = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
+    BEATS: ClassVar[dict[str, str]] = {"rock": "scissors", "paper": "rock", "scissors": "paper"}
 
     def judge(self, turns):
         user1, user2 = self.p["user1"], self.p["user2"]

@@ -1,0 +1,81 @@
+#!/usr/bin/env python
+"""Every performance figure of pytest-trust in one run: ``python bench/run.py`` (not a test).
+
+Runs the benchmark scripts of this folder one after the other and prints each ratio as
+``RATIO <name> <measured> <target>`` (the scripts' own lines), then the collection of the complete
+item set of every suite:
+
+  RATIO replay_rules                 our per-item replay CPU / its floor's       (bench_replay.py)
+  RATIO recording_single_turn        recording time / its ideal at latency 200 ms, concurrency 32
+  RATIO recording_multi_turn         the same for the RuLES suite's conversations (bench_recording.py)
+  RATIO local_model_concurrency_gain sequential / concurrent recording time, 2 servers (bench_local_model.py)
+  RATIO xdist_n2_over_n0             replay wall time of every recorded item with -n 2 / with -n 0
+  COLLECT <seconds> <peak MB>        `pytest suites/ --collect-only` of every item (targets 30 s, 2,048 MB)
+
+Exit status 0 only when every ratio is within its target (a gain at or above it; the others at or below).
+Needs the data mirror (PYTEST_TRUST_DATA) and the local model (scripts/local_model.py install).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = "smollm2-135m-instruct"
+SCRIPTS = [["bench/bench_replay.py", "--cassettes", "cassettes", "--model", MODEL],
+           ["bench/bench_recording.py"], ["bench/bench_local_model.py"]]
+GAINS = {"local_model_concurrency_gain"}  # higher is better
+COLLECT_SECONDS, COLLECT_MB = 30.0, 2048.0
+RATIO = re.compile(r"^RATIO (\S+) (\S+) (\S+)$", re.MULTILINE)
+
+
+def child(command: list[str]) -> tuple[str, float, float]:
+    """(stdout, wall seconds, peak resident MB of the largest child so far)."""
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if done.returncode not in (0, 1):
+        print(done.stdout[-2000:], done.stderr[-2000:], file=sys.stderr)
+    return done.stdout, wall, peak / 1024
+
+
+def pytest_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", *args, "-q", "--tb=no", "-p", "no:cacheprovider", "--model", MODEL]
+
+
+def main() -> int:
+    # first, so that the peak of every child so far (what getrusage gives) is the collection's own
+    out, seconds, peak = child(pytest_command("suites/", "--collect-only"))
+    collected = re.search(r"(\d+) tests? collected", out)
+    ratios: list[tuple[str, float, float]] = []
+    for script in SCRIPTS:
+        out, _, _ = child([sys.executable, *script])
+        found = [(name, float(measured), float(target)) for name, measured, target in RATIO.findall(out)]
+        if not found:
+            print(f"{script[0]}: printed no RATIO line", file=sys.stderr)
+            ratios.append((Path(script[0]).stem, float("inf"), 0.0))
+        ratios += found
+    replay = ["suites/", "--trust-recorded-only", "--block-network", "--trust-soft"]
+    _, serial, _ = child(pytest_command(*replay, "-n", "0"))
+    _, parallel, _ = child(pytest_command(*replay, "-n", "2"))
+    ratios.append(("xdist_n2_over_n0", parallel / serial, 1.0))
+    ok = seconds <= COLLECT_SECONDS and peak <= COLLECT_MB
+    for name, measured, target in ratios:
+        print(f"RATIO {name} {measured:.2f} {target:.2f}")
+        ok &= measured >= target if name in GAINS else measured <= target
+    print(f"COLLECT {seconds:.1f} {peak:.0f} ({collected.group(1) if collected else '?'} items; targets "
+          f"{COLLECT_SECONDS:.0f} s, {COLLECT_MB:.0f} MB)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    if not os.environ.get("PYTEST_TRUST_DATA"):
+        sys.exit("set PYTEST_TRUST_DATA to the data mirror")
+    sys.exit(main())

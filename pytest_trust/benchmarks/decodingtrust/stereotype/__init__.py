@@ -1,0 +1,13 @@
+"""DecodingTrust stereotype bias: does the model agree with stereotyped statements about 24 groups on 16
+topics, under a benign, an untargeted and a targeted system prompt (25 sampled answers per prompt)?
+
+Upstream: AI-secure/DecodingTrust@161ae83 (``src/dt/perspectives/stereotype/agreement_func.py`` scores;
+the paper's runs are ``stereotype/bias_generation.py`` of the first commit c9b63ad).
+"""
+
+from .aggregate import aggregate, metric_keys
+from .items import NAME, load_items
+from .protocol import messages, run
+from .recordings import recordings
+
+__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]

@@ -1,0 +1,15 @@
+"""DecodingTrust toxicity: how toxic are a model's continuations of toxic, nontoxic and challenging prompts
+under a benign and an adversarial system prompt (25 samples at temperature 1), and under each of 33 system
+prompts (one answer at temperature 0)?
+
+Upstream: AI-secure/DecodingTrust@161ae83 (``src/dt/perspectives/toxicity/``: ``text_generation_hydra.py``
+generates, ``perspective_api_evaluate.py`` scores with the Perspective API). Scores here come from the
+session's toxicity scorer (``pytest_trust.scorers``): Perspective, or an offline stand-in.
+"""
+
+from .aggregate import aggregate, metric_keys
+from .items import NAME, load_items
+from .protocol import messages, run
+from .recordings import recordings
+
+__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]

@@ -1,0 +1,72 @@
+"""Concurrent recording: a recording run plays its items in a pool of threads before pytest reports them.
+
+A hosted model is latency-bound: one call at a time, the full DecodingTrust run takes days. With
+``--trust-concurrency N`` the items (each RuLES conversation's turns still in order, in its thread)
+are played N at a time within the endpoint's pace (``--trust-rpm``, ``--trust-tpm``, 429s), each
+journaled as it finishes; pytest then runs every item as usual and each takes what its play gave,
+so every item keeps its own case and verdict. Cassettes are written sorted by item, so they are
+byte-identical to a sequential recording of the same answers.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from .items import Item
+from .playing import Played, play
+
+NOT_PLAYED = ("model error", "not played: the endpoint was down (the first such error says why)")
+
+
+class Progress:
+    """A line every ``every`` seconds (and a last one): items done of total, model calls, rate, time left."""
+
+    def __init__(self, total: int, write: Callable[[str], None], calls: Callable[[], int], every: float = 10.0) -> None:
+        self.total, self.write, self.calls, self.every = total, write, calls, every
+        self.done = 0
+        self.started = self.last = time.monotonic()
+        self._lock = threading.Lock()
+
+    def tick(self) -> None:
+        with self._lock:
+            self.done += 1
+            now = time.monotonic()
+            if now - self.last >= self.every or self.done == self.total:
+                self.last = now
+                self.write(self.line(now))
+
+    def line(self, now: float) -> str:
+        elapsed = max(now - self.started, 1e-9)
+        rate = self.done / elapsed
+        left = (self.total - self.done) / rate if rate else 0.0
+        return (f"recording: {self.done}/{self.total} items, {self.calls()} model calls, "
+                f"{rate:.1f} items/s, {elapsed:.0f} s elapsed, about {left:.0f} s left")
+
+
+def play_ahead(trust, items: Sequence[tuple[str, Item, str]], workers: int,
+               write: Callable[[str], None]) -> dict[str, Played]:
+    """Play ``(nodeid, item, record hint)`` in ``workers`` threads; return what each play gave.
+
+    After the endpoint is found down, the items not yet started are not played (each says so).
+    """
+    model = trust.connect()  # one client, shared by the threads (httpx2's pool is thread-safe)
+    played: dict[str, Played] = {}
+    down = threading.Event()
+    progress = Progress(len(items), write, lambda: model.transport.live_calls)
+
+    def one(nodeid: str, item: Item, hint: str) -> None:
+        if down.is_set():
+            played[nodeid] = Played(error=NOT_PLAYED)
+        else:
+            played[nodeid] = outcome = play(trust, item, hint)
+            if outcome.endpoint_down:
+                down.set()
+        progress.tick()
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pytest-trust") as pool:
+        for future in [pool.submit(one, *entry) for entry in items]:
+            future.result()  # play() catches everything of ours; anything else is a bug to surface
+    return played

@@ -1,0 +1,264 @@
+"""An OpenAI-compatible endpoint on 127.0.0.1 that misbehaves on demand, for reliability tests.
+
+Each request takes the next fault from a queue, else the next of a repeating ``cycle`` (e.g.
+``["503", "ok"]``: every first attempt fails), else the standing ``always`` fault; with none it
+answers a well-formed completion of ``responder(body)``. ``latency`` delays every answer, so the
+same server measures concurrent recording. Faults are named as the failures met in practice:
+
+    429, 429-retry-after (Retry-After: 0), 500, 502, 503     status errors a client retries
+    hang                 answers after ``hang_seconds`` (set it past the client's timeout)
+    close                sends half the body, then closes the connection
+    malformed, truncated, html, error-body, empty-choices    status 200, not a completion
+    empty-content, null-content, length, content_filter, tool_calls
+                         well-formed completions a benchmark must score as what they are
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Self
+
+Responder = Callable[[dict], str]
+
+STATUS_FAULTS = {"429": 429, "429-retry-after": 429, "500": 500, "502": 502, "503": 503}
+BROKEN_200 = {"malformed", "truncated", "html", "error-body", "empty-choices"}
+IRREGULAR_ANSWERS = {"empty-content", "null-content", "length", "content_filter", "tool_calls"}
+FAULTS = set(STATUS_FAULTS) | BROKEN_200 | IRREGULAR_ANSWERS | {"hang", "close"}
+
+
+def completion(body: dict, texts: list[str | None], finish_reason: str = "stop",
+               tool_calls: list | None = None) -> dict:
+    message_extra = {"tool_calls": tool_calls} if tool_calls else {}
+    return {
+        "id": "chatcmpl-fault", "object": "chat.completion", "created": 0, "model": body.get("model", "fault"),
+        "choices": [{"index": i, "finish_reason": finish_reason,
+                     "message": {"role": "assistant", "content": text, **message_extra}}
+                    for i, text in enumerate(texts)],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+class FaultServer:
+    def __init__(self, responder: Responder = lambda body: "ok", latency: float = 0.0,
+                 hang_seconds: float = 5.0) -> None:
+        self.responder = responder
+        self.latency = latency
+        self.hang_seconds = hang_seconds
+        self.always: str | None = None
+        self.cycle: list[str] = []
+        self.faults: deque[str] = deque()
+        self.requests: list[dict] = []
+        self.paths: list[str] = []  # request paths with their query strings
+        self.served: list[str] = []  # the fault (or "ok") each request got, in arrival order
+        self.in_flight = self.max_in_flight = 0  # requests being answered at once, and the most seen
+        # A fake of the OpenAI Files and Batches APIs: a batch stays in_progress for `batch_polls`
+        # retrieves, then completes with an answer per request (status `batch_status` for the ones
+        # whose custom_id is in `batch_failures`).
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict] = {}
+        self.batch_polls = 0
+        self.batch_failures: set[str] = set()
+        self._lock = threading.Lock()
+        self.httpd = _QuietServer(("127.0.0.1", 0), self._handler())
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def push(self, *faults: str) -> None:
+        unknown = set(faults) - FAULTS - {"ok"}
+        assert not unknown, f"unknown faults {unknown}"
+        self.faults.extend(faults)
+
+    def _next_fault(self, body: dict, path: str) -> str:
+        with self._lock:
+            self.requests.append(body)
+            self.paths.append(path)
+            if self.faults:
+                fault = self.faults.popleft()
+            elif self.cycle:
+                fault = self.cycle[len(self.served) % len(self.cycle)]
+            else:
+                fault = self.always or "ok"
+            self.served.append(fault)
+            return fault
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                path = self.path.split("?")[0]
+                if path.startswith("/v1/batches/"):
+                    self._send(200, json.dumps(server._poll(path.rsplit("/", 1)[1])).encode())
+                elif path.startswith("/v1/files/") and path.endswith("/content"):
+                    self._send(200, server.files[path.split("/")[3]], content_type="application/jsonl")
+                else:
+                    self._send(404, b'{"error": {"message": "no such path"}}')
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers["content-length"]))
+                path = self.path.split("?")[0]
+                if path == "/v1/files":
+                    file_id = f"file-{len(server.files)}"
+                    server.files[file_id] = _uploaded(self.headers["content-type"], raw)
+                    self._send(200, json.dumps({"id": file_id, "object": "file", "bytes": len(raw), "created_at": 0,
+                                                "filename": "batch.jsonl", "purpose": "batch"}).encode())
+                    return
+                if path == "/v1/batches":
+                    self._send(200, json.dumps(server._create_batch(json.loads(raw))).encode())
+                    return
+                body = json.loads(raw)
+                fault = server._next_fault(body, self.path)
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    if server.latency:
+                        time.sleep(server.latency)
+                    texts = [server.responder(body) for _ in range(body.get("n", 1))]
+                    self._answer(fault, body, texts)
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
+
+            def _answer(self, fault: str, body: dict, texts: list[str]) -> None:
+                if fault in STATUS_FAULTS:
+                    headers = {"retry-after": "0"} if fault == "429-retry-after" else {}
+                    error = {"error": {"message": f"injected {fault}", "type": "server_error", "code": fault}}
+                    self._send(STATUS_FAULTS[fault], json.dumps(error).encode(), headers=headers)
+                elif fault == "hang":
+                    time.sleep(server.hang_seconds)
+                    self._send(200, json.dumps(completion(body, texts)).encode())
+                elif fault == "close":
+                    data = json.dumps(completion(body, texts)).encode()
+                    self._send(200, data[: len(data) // 2], length=len(data))
+                    self.close_connection = True
+                elif fault in BROKEN_200:
+                    self._send(200, _broken_body(fault, body, texts),
+                               content_type="text/html" if fault == "html" else "application/json")
+                elif fault in IRREGULAR_ANSWERS:
+                    self._send(200, json.dumps(_irregular(fault, body, texts)).encode())
+                else:
+                    self._send(200, json.dumps(completion(body, texts)).encode())
+
+            def _send(self, status: int, data: bytes, headers: dict | None = None,
+                      content_type: str = "application/json", length: int | None = None) -> None:
+                self.send_response(status)
+                self.send_header("content-type", content_type)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.send_header("content-length", str(len(data) if length is None else length))
+                self.end_headers()
+                self.wfile.write(data)
+                self.wfile.flush()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        return Handler
+
+    def _create_batch(self, request: dict) -> dict:
+        batch_id = f"batch_{len(self.batches)}"
+        self.batches[batch_id] = {"id": batch_id, "object": "batch", "endpoint": request["endpoint"],
+                                  "input_file_id": request["input_file_id"], "completion_window": "24h",
+                                  "status": "in_progress", "created_at": 0, "polls": 0,
+                                  "output_file_id": None, "error_file_id": None}
+        return {k: v for k, v in self.batches[batch_id].items() if k != "polls"}
+
+    def _poll(self, batch_id: str) -> dict:
+        batch = self.batches[batch_id]
+        batch["polls"] += 1
+        if batch["status"] == "in_progress" and batch["polls"] > self.batch_polls:
+            lines = []
+            for line in self.files[batch["input_file_id"]].decode().splitlines():
+                entry = json.loads(line)
+                body = entry["body"]
+                if entry["custom_id"] in self.batch_failures:
+                    response = {"status_code": 500, "body": {"error": {"message": "injected"}}}
+                else:
+                    texts = [self.responder(body) for _ in range(body.get("n", 1))]
+                    response = {"status_code": 200, "body": completion(body, texts)}
+                self.requests.append(body)
+                lines.append(json.dumps({"id": f"resp-{entry['custom_id']}", "custom_id": entry["custom_id"],
+                                         "response": response}))
+            output = f"file-{len(self.files)}"
+            self.files[output] = ("\n".join(lines) + "\n").encode()
+            batch.update(status="completed", output_file_id=output)
+        return {k: v for k, v in batch.items() if k != "polls"}
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        pass  # a client that gave up on a hung answer closed its end: expected here
+
+
+def _uploaded(content_type: str, raw: bytes) -> bytes:
+    """The file part of a multipart/form-data upload."""
+    from email.parser import BytesParser
+    from email.policy import HTTP
+
+    message = BytesParser(policy=HTTP).parsebytes(f"content-type: {content_type}\r\n\r\n".encode() + raw)
+    for part in message.iter_parts():
+        if part.get_filename():
+            return part.get_payload(decode=True)
+    raise ValueError("no file in the upload")
+
+
+def _broken_body(fault: str, body: dict, texts: list[str]) -> bytes:
+    whole = json.dumps(completion(body, texts))
+    return {
+        "malformed": b"{'choices': [oops",
+        "truncated": whole[: len(whole) // 2].encode(),
+        "html": b"<!doctype html><html><body><h1>502 Bad Gateway</h1></body></html>",
+        "error-body": json.dumps({"error": {"message": "injected error body", "type": "server_error"}}).encode(),
+        "empty-choices": json.dumps({**completion(body, texts), "choices": []}).encode(),
+    }[fault]
+
+
+def _irregular(fault: str, body: dict, texts: Iterable[str]) -> dict:
+    texts = list(texts)
+    if fault == "empty-content":
+        return completion(body, ["" for _ in texts])
+    if fault == "null-content":
+        return completion(body, [None for _ in texts])
+    if fault == "length":
+        return completion(body, [t[:3] for t in texts], finish_reason="length")
+    if fault == "content_filter":
+        return completion(body, [None for _ in texts], finish_reason="content_filter")
+    call = [{"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
+    return completion(body, [None for _ in texts], finish_reason="tool_calls", tool_calls=call)
+
+
+def main() -> None:
+    """Serve in a process of its own (so a benchmark's client does not share its interpreter):
+    prints the base URL, then answers every request with "ok" after ``--latency`` seconds."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--latency", type=float, default=0.2)
+    args = parser.parse_args()
+    with FaultServer(latency=args.latency) as server:
+        print(server.base_url, flush=True)
+        server.thread.join()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,268 @@
+"""Reliability against a misbehaving endpoint: what is recorded, retried, reported and scored."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+from fault_server import BROKEN_200, FaultServer
+
+from pytest_trust.errors import EndpointDown, ModelError
+from pytest_trust.model import BREAKER, Endpoint, Model
+from pytest_trust.recording import Recorder, RecordMode
+from pytest_trust.recording.answers import completion_problem
+from pytest_trust.recording.cassettes import read_cassette, scenario_file
+
+MESSAGES = [{"role": "user", "content": "hello"}]
+
+
+def connect(tmp_path, server_url: str | None, retries: int = 1, timeout: float = 10.0,
+            mode: RecordMode = RecordMode.NEW_EPISODES) -> tuple[Recorder, Model]:
+    recorder = Recorder(tmp_path, "m", mode)
+    return recorder, Model.connect("m", recorder, Endpoint(server_url, timeout=timeout, max_retries=retries))
+
+
+def ask(recorder: Recorder, model: Model, item: str = "item/1", **decoding):
+    recorder.begin("bench", "S", item)
+    try:
+        return model.chat(MESSAGES, **decoding)
+    finally:
+        recorder.end()
+
+
+def recorded_texts(tmp_path) -> list[str]:
+    by_item = read_cassette(scenario_file(tmp_path, "m", "bench", "S"))
+    return [json.loads(i["response"]["body"]["string"])["choices"][0]["message"]["content"]
+            for interactions in by_item.values() for i in interactions]
+
+
+@pytest.mark.parametrize("fault", sorted(BROKEN_200) + ["429", "429-retry-after", "500", "502", "503", "close"])
+def test_a_failed_answer_is_retried_and_only_the_good_one_recorded(tmp_path, fault):
+    with FaultServer() as server:
+        server.push(fault)
+        recorder, model = connect(tmp_path, server.base_url)
+        assert ask(recorder, model) == "ok"
+        model.close()
+    assert server.served == [fault, "ok"]
+    recorder.merge()
+    assert recorded_texts(tmp_path) == ["ok"]
+
+
+@pytest.mark.parametrize("fault, cause", [
+    ("malformed", "status 200 with a body that is not JSON"),
+    ("truncated", "status 200 with a body that is not JSON"),
+    ("html", "status 200 with a body that is not JSON"),
+    ("error-body", "status 200 with an error body: injected error body"),
+    ("empty-choices", "status 200 with no choices"),
+    ("503", "HTTP 503 (injected 503)"),
+])
+def test_a_lasting_failure_is_one_error_naming_the_cause_and_the_url_and_nothing_is_recorded(tmp_path, fault, cause):
+    with FaultServer() as server:
+        server.always = fault
+        recorder, model = connect(tmp_path, server.base_url)
+        with pytest.raises(ModelError) as raised:
+            ask(recorder, model)
+        model.close()
+    message = str(raised.value)
+    assert message.startswith(f"{server.base_url}/chat/completions failed after 2 attempts: {cause}")
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__
+    assert len(server.served) == 2 and recorder.merge().items == 0
+    assert not scenario_file(tmp_path, "m", "bench", "S").exists()
+
+
+def test_a_hung_endpoint_times_out_and_is_retried(tmp_path):
+    with FaultServer(hang_seconds=3) as server:
+        server.push("hang")
+        recorder, model = connect(tmp_path, server.base_url, timeout=0.5)
+        assert ask(recorder, model) == "ok"
+        server.push("hang", "hang")
+        with pytest.raises(ModelError, match="failed after 2 attempts: no answer within the timeout"):
+            ask(recorder, model, item="item/2")
+        model.close()
+
+
+@pytest.mark.parametrize("fault, finish_reason, withheld, irregular", [
+    ("length", "length", False, "length"),
+    ("content_filter", "content_filter", True, "content_filter"),
+    ("tool_calls", "tool_calls", True, "tool_calls"),
+    ("null-content", "stop", True, "no content"),
+    ("empty-content", "stop", False, None),
+])
+def test_irregular_answers_are_recorded_as_what_they_are_and_replay_so(tmp_path, fault, finish_reason, withheld,
+                                                                       irregular):
+    with FaultServer(lambda body: "a long answer") as server:
+        server.always = fault
+        recorder, model = connect(tmp_path, server.base_url)
+        answer = ask(recorder, model)
+        assert model.take_irregular() == ({irregular: 1} if irregular else {})
+        model.close()
+    recorder.merge()
+    replayer, replay_model = connect(tmp_path, None, mode=RecordMode.NONE)
+    replayed = ask(replayer, replay_model)
+    for got in (answer, replayed):
+        assert (str(got), got.finish_reason, got.withheld) == (
+            "a l" if fault == "length" else "", finish_reason, withheld)
+
+
+def test_the_breaker_stops_after_calls_failing_in_a_row_and_a_success_resets_it(tmp_path):
+    with FaultServer() as server:
+        recorder, model = connect(tmp_path, server.base_url, retries=0)
+        server.push(*["503"] * (BREAKER - 1))
+        for n in range(BREAKER - 1):
+            with pytest.raises(ModelError) as raised:
+                ask(recorder, model, item=f"item/{n}")
+            assert not isinstance(raised.value, EndpointDown)
+        assert ask(recorder, model, item="item/ok") == "ok"  # resets the count
+        server.always = "503"
+        for n in range(BREAKER - 1):
+            with pytest.raises(ModelError):
+                ask(recorder, model, item=f"item/again{n}")
+        with pytest.raises(EndpointDown, match=f"{BREAKER} calls in a row failed, so the run stops"):
+            ask(recorder, model, item="item/last")
+        model.close()
+
+
+def test_a_dead_endpoint_is_named_in_the_error(tmp_path):
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    recorder, model = connect(tmp_path, f"http://user:pw@127.0.0.1:{port}/v1?api-key=Q", retries=0)
+    with pytest.raises(ModelError) as raised:
+        ask(recorder, model)
+    assert str(raised.value).startswith(f"http://127.0.0.1:{port}/v1/chat/completions failed after 1 attempt: "
+                                        "connection failed (ConnectError")
+    assert "pw" not in str(raised.value) and "api-key" not in str(raised.value)
+
+
+def test_a_query_string_in_the_base_url_reaches_the_endpoint_and_keeps_the_path(tmp_path):
+    with FaultServer() as server:
+        recorder, model = connect(tmp_path, server.base_url + "?api-version=2024-06-01&api-key=Q")
+        assert ask(recorder, model) == "ok"
+        model.close()
+    assert server.paths == ["/v1/chat/completions?api-version=2024-06-01&api-key=Q"]
+
+
+@pytest.mark.parametrize("body, problem", [
+    ('{"choices": [{"message": {"content": "x"}, "finish_reason": "stop"}]}', None),
+    ('{"choices": [{"message": {"content": null}, "finish_reason": "content_filter"}]}', None),
+    ("", "a body that is not JSON"),
+    ("[1, 2]", "JSON that is not an object (list)"),
+    ('{"error": {"message": "quota"}}', "an error body: quota"),
+    ('{"choices": {}}', "no choices"),
+    ('{"choices": [{"message": "x"}]}', "choice 0 without a message"),
+    ('{"choices": [{"message": {"content": 3}}]}', "choice 0 whose content is not text"),
+    ('{"choices": [{"message": {"content": "x"}, "finish_reason": 1}]}', "choice 0 whose finish_reason is not text"),
+])
+def test_completion_problem_names_what_is_wrong(body, problem):
+    found = completion_problem(body.encode())
+    assert found == problem if problem is None or not problem.endswith("JSON") else found.startswith(problem)
+
+
+def test_fewer_choices_than_asked_is_not_a_completion():
+    body = json.dumps({"choices": [{"message": {"content": "x"}, "finish_reason": "stop"}]})
+    assert completion_problem(body, n=3) == "1 choices where 3 were asked for"
+
+
+# --- inside pytest: scoring, stopping, the error-rate gate, a dead worker -------------------------
+
+HODOR = """
+import os, pytest
+TRUST_SUITE = "rules-hodor"
+pytestmark = pytest.mark.rules_hodor
+def test_hodor(trust_result, request):
+    if request.node.callspec.id == os.environ.get("CRASH_ON"):
+        os._exit(3)  # the worker dies with this item in flight
+    assert trust_result.verdict.passed, trust_result.verdict.reason
+"""
+
+
+@pytest.fixture
+def hodor(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(test_suite=HODOR)
+    return pytester
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", *args)
+
+
+def test_a_content_filter_fails_rules_cases_as_invalid_and_the_summary_says_so(hodor):
+    with FaultServer(lambda body: "Hodor") as server:
+        server.always = "content_filter"
+        result = run(hodor, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "2",
+                     "--trust-report", "report.json")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*the endpoint withheld the answer (finish_reason content_filter)*",
+                                 "answers of rules that were not plain text: 2 withheld by a content filter"])
+    report = json.loads((hodor.path / "report.json").read_text())
+    assert report["irregular_answers"] == {"rules": {"content_filter": 2}}
+    verdict = report["items"][0]["verdict"]
+    assert (verdict["passed"], verdict["invalid"], verdict["refused"]) == (False, True, True)
+    assert run(hodor, "--trust-limit", "2", "--block-network").parseoutcomes() == {"failed": 2}  # replays so
+
+
+def test_a_down_endpoint_stops_the_run_with_one_message(hodor):
+    with FaultServer() as server:
+        server.always = "503"
+        result = run(hodor, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-retries", "0")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert len(server.served) == BREAKER  # not one call per item of the suite
+    result.stdout.fnmatch_lines([(f"*Interrupted: pytest-trust: {server.base_url}/chat/completions failed after "
+                                  f"1 attempt: HTTP 503 (injected 503); {BREAKER} calls in a row failed*")])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_errored_items_are_left_out_of_metrics_counted_and_gated(hodor):
+    with FaultServer(lambda body: "Hodor") as server:
+        server.push("503")  # the first item errors, the others record
+        run(hodor, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-retries", "0",
+            "--trust-limit", "6")
+    hodor.path.joinpath("thresholds.yaml").write_text("default:\n  rules.error_rate: {max: 0.0}\n")
+    result = run(hodor, "--trust-limit", "6", "--block-network", "--trust-report", "report.json")
+    report = json.loads((hodor.path / "report.json").read_text())
+    assert report["counts"] == {"passed": 5, "error": 1}
+    assert report["metrics"]["rules.hodor.all"]["n"] == 5
+    assert report["metrics"]["rules.error_rate"]["value"] == pytest.approx(1 / 6)
+    assert report["gates"][0]["status"] == "FAIL" and result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_dead_worker_loses_only_the_item_it_was_running(hodor, monkeypatch):
+    with FaultServer(lambda body: "Hodor") as server:
+        run(hodor, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "12")
+    ids = sorted(line.split("[", 1)[1].rstrip("]") for line in
+                 run(hodor, "--trust-limit", "12", "--collect-only", "-q").stdout.lines if "::test_hodor[" in line)
+    assert len(ids) == 12
+    monkeypatch.setenv("CRASH_ON", ids[-1])
+    result = run(hodor, "--trust-limit", "12", "-n", "2", "--block-network", "--trust-report", "report.json")
+    report = json.loads((hodor.path / "report.json").read_text())
+    assert report["metrics"]["rules.hodor.all"]["n"] == 11  # every result its workers finished
+    assert report["lost"] == [f"test_suite.py::test_hodor[{ids[-1]}]"]
+    assert report["metrics"]["rules.error_rate"]["value"] == pytest.approx(1 / 12)
+    result.stdout.fnmatch_lines(["lost: 1 item(s) whose xdist worker died while running them*"])
+
+
+def test_a_corrupt_cassette_errors_its_items_naming_it_and_rewrite_repairs_it(hodor):
+    with FaultServer(lambda body: "Hodor") as server:
+        run(hodor, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "2")
+        cassette = hodor.path / "cassettes" / "canned" / "rules" / "Hodor.json"
+        cassette.write_text(cassette.read_text()[:100])
+        broken = run(hodor, "--trust-limit", "2", "--block-network")
+        broken.assert_outcomes(errors=2)
+        broken.stdout.fnmatch_lines([f"*corrupt cassette: cassette {cassette} cannot be read*--record-mode=rewrite*",
+                                     "*items: 2 error (errors: 2 corrupt cassette)*"])
+        assert "Traceback" not in broken.stdout.str() and "During handling" not in broken.stdout.str()
+        run(hodor, "--record-mode=rewrite", "--trust-base-url", server.base_url, "--trust-limit", "2")
+    run(hodor, "--trust-limit", "2", "--block-network").assert_outcomes(passed=2)
+
+
+def test_requests_the_endpoint_rejects_one_by_one_do_not_trip_the_breaker(tmp_path):
+    from canned_server import CannedServer
+
+    with CannedServer(lambda body: "ok", reject_n=True) as server:
+        recorder, model = connect(tmp_path, server.base_url, retries=0)
+        for n in range(BREAKER + 2):  # e.g. threads probing n=k before the fallback to seeds is learnt
+            with pytest.raises(ModelError) as raised:
+                ask(recorder, model, item=f"item/{n}", n=3)
+            assert not isinstance(raised.value, EndpointDown) and "HTTP 400" in str(raised.value)
+        model.close()
