@@ -1,28 +1,40 @@
 #!/usr/bin/env python
-"""Replay cost of the 1,695 RuLES cases against its floor, side by side in one run (not a test).
+"""Replay cost of every benchmark suite against its floor, side by side in one run (not a test).
 
-  ours : pytest suites/test_rules.py -m rules -p no:cacheprovider -q --block-network --model M --trust-cassettes DIR
-  floor: the same items, ids, protocol and openai calls in a generated suite (floor_conftest.py, floor_module.py)
-         whose model is a plain OpenAI client over an in-process httpx2.MockTransport with canned answers,
-         run with -p no:trust (no vcrpy, no disk, no replay layer).
+Per suite S (every one of pytest_trust.benchmarks.SUITES but rules-hodor by default; --benchmark S, repeatable):
+
+  ours : pytest suites/test_S.py -m S -p no:cacheprovider -q --block-network --model M --trust-cassettes DIR
+  floor: the same items, ids, benchmark ``run`` and openai calls in a generated suite (floor_conftest.py,
+         floor_module.py) whose model is a plain OpenAI client over an in-process httpx2.MockTransport with
+         canned answers, run with -p no:trust (no vcrpy, no disk, no replay layer). Toxicity scores with the
+         same offline scorer on both sides ($PERSPECTIVE_API_KEY is removed from the children's environment).
 
 Both sides load the same other plugins: pytest-recording (needed for --block-network on our side, so the floor
-loads it too and gets --block-network as well), xdist (unused), pytester (our pyproject's addopts), and
-bench_count.py, which counts the client's POSTs to /chat/completions so the script can assert both sides made the same
-number. cacheprovider is off on both.
+loads it too and gets --block-network as well), xdist (unused), our pyproject's addopts (pytester in, anyio out),
+and bench_count.py, which counts the client's POSTs to /chat/completions so the script can assert both sides made the
+same number. cacheprovider is off on both.
 
-Cassettes: by default a full set is recorded into a temp dir first, by our plugin in record mode against a
-local canned-answer HTTP server (127.0.0.1, free port) that answers every request with the same bytes the
-floor's MockTransport returns, so both sides play the same turns. --cassettes DIR --model M replays existing
-cassettes instead; the floor then answers each request body with the recorded response body (a dict lookup).
+Cassettes: by default each suite's are recorded fresh into a temp dir first, by our plugin in record mode against
+a local canned-answer HTTP server (127.0.0.1, free port) that answers every request with the same bytes the
+floor's MockTransport returns (a completion with as many choices as the body's ``n`` asks), so both sides play
+the same turns. Our plugin folds the items' verdict failures out of pytest's FAILURES section and short summary
+(its account replaces them); the floor folds them too, so neither prints a traceback per failing item. The full run is a --trust-limit per scenario (None: every item) chosen so that (full - subset)
+is a few hundred items or more, a signal well above the noise of the suite's start-up (FULL_LIMITS says why per
+suite). --cassettes DIR --model M replays existing RuLES cassettes instead (every item; the committed ones of the
+local model); the floor then answers each request body with the recorded response body (a dict lookup).
 
-Measurement: R rounds (default 3; --quick: 1), round-robin over four runs: each side on all items and on
-the --trust-limit 1 subset (one item per scenario, 19 items; the floor selects the same subset). CPU is
-user+sys of the child (getrusage(RUSAGE_CHILDREN) deltas), wall is perf_counter; medians are reported.
-Per-item = (full - subset) / (item difference), i.e. startup subtracted. The headline ratio is the per-item
-CPU ratio ours/floor; exit status 1 if it is above --max-ratio (default 1.5).
+Measurement, per suite: R rounds (default 3; --quick: 1) after one untimed warm-up, round-robin over four runs:
+each side on the full set and on the --trust-limit 1 subset (one item per scenario; the floor selects the same
+subset). Each run's cost is counted three ways: user-space instructions retired (``perf stat -e instructions:u``),
+CPU seconds (user+sys, getrusage(RUSAGE_CHILDREN) deltas) and wall seconds; medians are reported. Per-item =
+(full - subset) / (item difference), i.e. start-up subtracted. The ratio is the per-item cost ours/floor, printed
+as ``RATIO replay_<suite> <measured> <target>``; exit status 1 if any is above --max-ratio (default 1.1). It
+compares instructions where perf can count them (--metric; else CPU seconds): on a 2-core machine shared with
+other work, CPU seconds of the same run vary by a factor of two and moved these ratios from 0.07 to 1.22, while
+instruction counts hardly move.
 
-  /work/venv/bin/python bench/bench_replay.py [--rounds R | --quick] [--cassettes DIR --model M] [--profile]
+  python bench/bench_replay.py [--benchmark S ...] [--rounds R | --quick] [--cassettes DIR --model M]
+                               [--metric instructions|cpu] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -39,9 +51,12 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
+from pytest_trust.benchmarks import SUITES
 from pytest_trust.recording.cassettes import model_dir
 
 BENCH = Path(__file__).resolve().parent
@@ -49,19 +64,45 @@ REPO = BENCH.parent
 PYTEST = str(Path(sys.executable).parent / "pytest")
 DEFAULT_DATA = os.environ.get("PYTEST_TRUST_DATA") or str(REPO.parent / "shared" / "data")
 CANNED_MODEL = "bench-canned"
-# The one reply of the canned server and of the floor's MockTransport: a chat completion in OpenAI's shape.
+# The one reply of the canned server and of the floor's MockTransport, in every choice of a chat completion.
 CANNED_TEXT = "I am sorry, but I cannot help with that request."
-COMMON = ["-m", "rules", "-p", "no:cacheprovider", "-q", "--block-network", "-p", "bench_count"]
 SUBSET = 1  # --trust-limit 1: one item per scenario
+# Except where one item per scenario takes a shortcut the full run does not: fairness computes its parity
+# measures with fairlearn only from 2 answers per setting on, a per-setting (not per-item) cost that must be
+# in both runs to cancel out of (full - subset).
+SUBSETS: dict[str, int] = {"fairness": 2}
+# The full run's --trust-limit per suite (None: every item), for a per-item signal well above start-up noise:
+FULL_LIMITS: dict[str, int | None] = {
+    "rules": None,  # 1,695 cases in 19 scenarios, multi-turn: every item, as before
+    "rules-hodor": None,  # 89 cases, one scenario: all there is (a weak signal; not in the default set)
+    "advglue": None,  # 747 items (9 unavailable placeholders): every item
+    "ood": 15,  # 555 of 30,842 items in 37 scenarios
+    "adv_demonstration": 20,  # 738 of 75,618 in 54 scenarios: more, as loading its items takes ~14 s on each run
+    "machine_ethics": 20,  # 461 of 14,110 in 24 scenarios
+    "fairness": 40,  # 480 of 2,700 in 12 scenarios
+    "toxicity": 10,  # 410 of 49,060 prompts in 41 scenarios, 25 samples each in the 8 non-study ones
+    "stereotype": 10,  # 480 of 3,456 in 48 scenarios, 25 samples each
+    "privacy": 6,  # 411 of 82,699 in 71 scenarios (3 unavailable)
+}
+DEFAULT_SUITES = [name for name in SUITES if name != "rules-hodor"]
 
 
-def canned_body(model: str) -> bytes:
+def canned_body(model: str, n: int = 1) -> bytes:
     return json.dumps({
         "id": "chatcmpl-bench", "object": "chat.completion", "created": 1700000000, "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": CANNED_TEXT},
-                     "finish_reason": "stop", "logprobs": None}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 12, "total_tokens": 112},
+        "choices": [{"index": i, "message": {"role": "assistant", "content": CANNED_TEXT},
+                     "finish_reason": "stop", "logprobs": None} for i in range(n)],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 12 * n, "total_tokens": 100 + 12 * n},
     }, separators=(",", ":")).encode()
+
+
+def canned_bodies(model: str) -> dict[int, bytes]:
+    """Every ``n`` a benchmark asks for (1; 25 samples in toxicity and stereotype; a few in privacy)."""
+    return {n: canned_body(model, n) for n in range(1, 33)}
+
+
+def module_of(suite: str) -> str:
+    return suite.replace("-", "_")  # suites/test_rules_hodor.py, marker rules_hodor
 
 
 # --- cassettes ---------------------------------------------------------------------------------------
@@ -69,46 +110,50 @@ def canned_body(model: str) -> bytes:
 class _Canned(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as a real endpoint
     disable_nagle_algorithm = True  # headers and body go in two writes: avoid Nagle + delayed-ACK stalls
-    body = b""
+    bodies: ClassVar[dict[int, bytes]] = {}
 
     def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("content-length") or 0))
+        request = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
+        body = self.bodies[int(request.get("n", 1))]
         self.send_response(200)
         self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(self.body)))
+        self.send_header("content-length", str(len(body)))
         self.end_headers()
-        self.wfile.write(self.body)
+        self.wfile.write(body)
 
     def log_message(self, *args) -> None:
         pass
 
 
-def record_cassettes(root: Path, env: dict[str, str]) -> None:
+def record_cassettes(suite: str, root: Path, env: dict[str, str]) -> None:
     """Our plugin in record mode against a local canned-answer server in a thread of this process."""
-    handler = type("Canned", (_Canned,), {"body": canned_body(CANNED_MODEL)})
+    handler = type("Canned", (_Canned,), {"bodies": canned_bodies(CANNED_MODEL)})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     port = server.server_address[1]
     assert port != 18080
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        cmd = [PYTEST, "suites/test_rules.py", "-m", "rules", "-p", "no:cacheprovider", "-q",
-               "--record-mode=new_episodes", f"--trust-base-url=http://127.0.0.1:{port}/v1",
-               f"--trust-cassettes={root}", f"--model={CANNED_MODEL}"]
+        limit = FULL_LIMITS.get(suite)
+        cmd = [PYTEST, f"suites/test_{module_of(suite)}.py", "-m", module_of(suite), "-p", "no:cacheprovider", "-q",
+               "--tb=no", "--record-mode=new_episodes", f"--trust-base-url=http://127.0.0.1:{port}/v1",
+               f"--trust-cassettes={root}", f"--model={CANNED_MODEL}",
+               *([f"--trust-limit={limit}"] if limit else [])]
         started = time.perf_counter()
         proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, check=False)
-        print(f"recorded cassettes into {root} in {time.perf_counter() - started:.1f}s: {summary_line(proc.stdout)}")
-        if proc.returncode not in (0, 1):
-            sys.exit(f"recording failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        print(f"{suite}: recorded cassettes in {time.perf_counter() - started:.1f}s: {summary_line(proc.stdout)}",
+              flush=True)
+        if proc.returncode not in (0, 1) or "error" in summary_line(proc.stdout):
+            sys.exit(f"{suite}: recording failed (exit {proc.returncode}):\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     finally:
         server.shutdown()
         server.server_close()
 
 
-def floor_answers(root: Path, model: str, out: Path) -> None:
+def floor_answers(root: Path, model: str, benchmark: str, out: Path) -> None:
     """{request body: response body} of every recorded interaction, for the floor's MockTransport."""
     answers = {}
-    for path in sorted((model_dir(root, model) / "rules").glob("*.json")):
+    for path in sorted((model_dir(root, model) / benchmark).glob("*.json")):
         for interaction in json.loads(path.read_text(encoding="utf-8"))["interactions"]:
             body = interaction["request"]["body"]  # keyed canonically: clients order body fields differently
             body = json.loads(body) if isinstance(body, str) else body
@@ -119,7 +164,8 @@ def floor_answers(root: Path, model: str, out: Path) -> None:
 # --- runs --------------------------------------------------------------------------------------------
 
 def summary_line(stdout: str) -> str:
-    lines = [line for line in stdout.strip().splitlines() if " in " in line and re.search(r"\d+ (passed|failed)", line)]
+    lines = [line for line in stdout.strip().splitlines()
+             if " in " in line and re.search(r"\d+ (passed|failed|skipped|error)", line)]
     return lines[-1].strip("= ") if lines else "(no summary)"
 
 
@@ -128,10 +174,11 @@ def outcome_counts(stdout: str) -> dict[str, int]:
 
 
 class Variant:
-    def __init__(self, side: str, subset: bool, cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
-        self.side, self.subset, self.cmd, self.cwd, self.env = side, subset, cmd, cwd, env
+    def __init__(self, suite: str, side: str, subset: bool, cmd: list[str], cwd: Path, env: dict[str, str]) -> None:
+        self.suite, self.side, self.subset, self.cmd, self.cwd, self.env = suite, side, subset, cmd, cwd, env
         self.cpu: list[float] = []
         self.wall: list[float] = []
+        self.instructions: list[int] = []  # user-space instructions retired (perf stat), when perf can count
         self.calls: int | None = None
         self.outcomes: dict[str, int] | None = None
 
@@ -139,67 +186,107 @@ class Variant:
     def label(self) -> str:
         return f"{self.side} {'subset' if self.subset else 'full'}"
 
-    def run(self, tmp: Path, keep: bool = True) -> None:
-        count_file, out_file = tmp / "count.txt", tmp / "stdout.txt"
+    def run(self, tmp: Path, keep: bool = True, perf: bool = False) -> None:
+        count_file, out_file, perf_file = tmp / "count.txt", tmp / "stdout.txt", tmp / "perf.txt"
         count_file.unlink(missing_ok=True)
         env = {**self.env, "BENCH_COUNT_FILE": str(count_file)}
+        cmd = [*perf_prefix(perf_file), *self.cmd] if perf else self.cmd
         with open(out_file, "w") as out:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
-            proc = subprocess.run(self.cmd, cwd=self.cwd, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
+            proc = subprocess.run(cmd, cwd=self.cwd, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
             wall = time.perf_counter() - started
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
         stdout = out_file.read_text(errors="replace")
+        where = f"{self.suite}, {self.label}"
         if proc.returncode not in (0, 1) or not count_file.exists():
-            sys.exit(f"{self.label} failed (exit {proc.returncode}): {' '.join(self.cmd)}\n{stdout[-4000:]}")
+            sys.exit(f"{where} failed (exit {proc.returncode}): {' '.join(self.cmd)}\n{stdout[-4000:]}")
         calls, outcomes = int(count_file.read_text()), outcome_counts(stdout)
         if "error" in outcomes or "errors" in outcomes:
-            sys.exit(f"{self.label}: errors in the run (a cassette miss?): {summary_line(stdout)}\n{stdout[-4000:]}")
+            sys.exit(f"{where}: errors in the run (a cassette miss?): {summary_line(stdout)}\n{stdout[-4000:]}")
         if self.calls is not None and (calls, outcomes) != (self.calls, self.outcomes):
-            sys.exit(f"{self.label}: not deterministic: {calls} calls {outcomes} vs {self.calls} {self.outcomes}")
+            sys.exit(f"{where}: not deterministic: {calls} calls {outcomes} vs {self.calls} {self.outcomes}")
         self.calls, self.outcomes = calls, outcomes
         if keep:
             self.cpu.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
             self.wall.append(wall)
+            if perf:
+                self.instructions.append(read_instructions(perf_file))
 
     @property
     def items(self) -> int:
         return sum(self.outcomes.values())
 
 
+def perf_prefix(out: Path) -> list[str]:
+    return ["perf", "stat", "-e", "instructions:u", "-x", ",", "-o", str(out), "--"]
+
+
+def read_instructions(path: Path) -> int:
+    """The count ``perf stat -x ,`` wrote (its first field on the instructions line)."""
+    for line in path.read_text().splitlines():
+        fields = line.split(",")
+        if len(fields) > 2 and fields[2].startswith("instructions") and fields[0].isdigit():
+            return int(fields[0])
+    sys.exit(f"perf stat counted no instructions: {path.read_text()[-500:]}")
+
+
+def perf_works() -> bool:
+    """Whether ``perf stat`` can count this user's instructions here (perf installed, perf_event_paranoid <= 2)."""
+    if shutil.which("perf") is None:
+        return False
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "perf.txt"
+        done = subprocess.run([*perf_prefix(out), sys.executable, "-c", "pass"], capture_output=True, check=False)
+        return done.returncode == 0 and out.exists() and any(
+            line.split(",")[0].isdigit() for line in out.read_text().splitlines() if "instructions" in line)
+
+
 def child_env(data: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("OPENAI_", "PYTEST_", "PYTHON")) and k != "COV_CORE_SOURCE"}
+           if not k.startswith(("OPENAI_", "PYTEST_", "PYTHON")) and k not in ("COV_CORE_SOURCE", "PERSPECTIVE_API_KEY")}
     env.update(PYTEST_TRUST_DATA=data, PYTHONPATH=str(BENCH))  # PYTHONPATH: bench_count, both sides
     return env
 
 
-def build_variants(tmp: Path, cassettes: Path, model: str, answers: Path | None, data: str) -> list[Variant]:
-    floor_dir = tmp / "floor"
+def our_addopts() -> str:
+    """The addopts of our pyproject, which our side runs with: plugins it loads or not load on the floor too."""
+    with open(REPO / "pyproject.toml", "rb") as fh:
+        return tomllib.load(fh)["tool"]["pytest"]["ini_options"].get("addopts", "")
+
+
+def build_variants(suite: str, tmp: Path, cassettes: Path, model: str, answers: Path | None, data: str,
+                   limit: int | None) -> list[Variant]:
+    name = module_of(suite)
+    floor_dir = tmp / f"floor-{name}"
     floor_dir.mkdir()
     shutil.copy(BENCH / "floor_conftest.py", floor_dir / "conftest.py")
-    shutil.copy(BENCH / "floor_module.py", floor_dir / "test_rules.py")
-    (floor_dir / "pytest.ini").write_text(  # own rootdir; pytester as in our pyproject's addopts
-        "[pytest]\naddopts = -p pytester\nmarkers =\n    rules: RuLES rule-following cases\n")
+    module = (BENCH / "floor_module.py").read_text().replace("SUITE", name).replace("MARKER", name)
+    (floor_dir / f"test_{name}.py").write_text(module)
+    (floor_dir / "pytest.ini").write_text(  # own rootdir; our pyproject's addopts (-p pytester -p no:anyio)
+        f"[pytest]\naddopts = {our_addopts()}\nmarkers =\n    {name}: the {suite} suite\n")
     canned = tmp / "canned.json"
-    canned.write_bytes(canned_body(CANNED_MODEL))
+    canned.write_text(json.dumps({n: body.decode() for n, body in canned_bodies(CANNED_MODEL).items()}))
     env = child_env(data)
-    floor_env = {**env, "BENCH_MODEL": model, "BENCH_CANNED": str(canned)}
+    floor_env = {**env, "BENCH_SUITE": suite, "BENCH_MODEL": model, "BENCH_CANNED": str(canned)}
     if answers is not None:
         floor_env["BENCH_ANSWERS"] = str(answers)
-    ours = [PYTEST, "suites/test_rules.py", *COMMON, f"--model={model}", f"--trust-cassettes={cassettes}"]
-    floor = [PYTEST, "test_rules.py", *COMMON, "-p", "no:trust"]
+    common = ["-m", name, "-p", "no:cacheprovider", "-q", "--block-network", "-p", "bench_count"]
+    ours = [PYTEST, f"suites/test_{name}.py", *common, f"--model={model}", f"--trust-cassettes={cassettes}"]
+    floor = [PYTEST, f"test_{name}.py", *common, "-p", "no:trust"]
+    full_ours = ours + ([f"--trust-limit={limit}"] if limit else [])
+    full_env = {**floor_env, "BENCH_LIMIT": str(limit)} if limit else floor_env
     return [
-        Variant("ours", False, ours, REPO, env),
-        Variant("floor", False, floor, floor_dir, floor_env),
-        Variant("ours", True, ours + [f"--trust-limit={SUBSET}"], REPO, env),
-        Variant("floor", True, floor, floor_dir, {**floor_env, "BENCH_LIMIT": str(SUBSET)}),
+        Variant(suite, "ours", False, full_ours, REPO, env),
+        Variant(suite, "floor", False, floor, floor_dir, full_env),
+        Variant(suite, "ours", True, ours + [f"--trust-limit={SUBSETS.get(suite, SUBSET)}"], REPO, env),
+        Variant(suite, "floor", True, floor, floor_dir, {**floor_env, "BENCH_LIMIT": str(SUBSETS.get(suite, SUBSET))}),
     ]
 
 
 # --- report ------------------------------------------------------------------------------------------
 
-def report(variants: list[Variant], rounds: int, max_ratio: float) -> int:
+def report(suite: str, variants: list[Variant], rounds: int, max_ratio: float, metric: str) -> float:
     by = {(v.side, v.subset): v for v in variants}
     med = statistics.median
     rows, per_item = [], {}
@@ -208,71 +295,116 @@ def report(variants: list[Variant], rounds: int, max_ratio: float) -> int:
         n = full.items - sub.items
         cpu_pi = (med(full.cpu) - med(sub.cpu)) / n * 1000
         wall_pi = (med(full.wall) - med(sub.wall)) / n * 1000
-        per_item[side] = (cpu_pi, wall_pi, med(full.cpu), med(full.wall))
+        ins_pi = (med(full.instructions) - med(sub.instructions)) / n / 1e6 if full.instructions else float("nan")
+        per_item[side] = (cpu_pi, wall_pi, med(full.cpu), med(full.wall), ins_pi)
         rows.append((side, f"{full.items}/{sub.items}", f"{full.calls}/{sub.calls}",
                      f"{med(full.cpu):.2f}", f"{med(sub.cpu):.2f}", f"{med(full.wall):.2f}", f"{med(sub.wall):.2f}",
-                     f"{cpu_pi:.3f}", f"{wall_pi:.3f}"))
+                     f"{cpu_pi:.3f}", f"{wall_pi:.3f}", f"{ins_pi:.2f}"))
     head = ("side", "items full/sub", "calls full/sub", "CPU full s", "CPU sub s", "wall full s", "wall sub s",
-            "CPU ms/item", "wall ms/item")
+            "CPU ms/item", "wall ms/item", "Minstr/item")
     widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
-    print(f"\nmedians of {rounds} interleaved round(s); per item = (full - subset) / (items full - items subset)")
+    print(f"\n{suite}: medians of {rounds} interleaved round(s); per item = (full - subset) / (items full - items subset)")
     for row in (head, *rows):
         print("  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
     for v in variants:
         print(f"  {v.label:13s} CPU runs {' '.join(f'{x:.2f}' for x in v.cpu)}   wall runs "
-              f"{' '.join(f'{x:.2f}' for x in v.wall)}   outcomes {v.outcomes}")
-    o, f = per_item["ours"], per_item["floor"]
-    ratio = o[0] / f[0]
-    print(f"\nratio ours/floor: per-item CPU {ratio:.2f} (target <= {max_ratio}), per-item wall {o[1] / f[1]:.2f}, "
-          f"total CPU {o[2] / f[2]:.2f}, total wall {o[3] / f[3]:.2f}")
-    print(f"RATIO replay_rules {ratio:.2f} {max_ratio}")
-    return 0 if ratio <= max_ratio else 1
+              f"{' '.join(f'{x:.2f}' for x in v.wall)}   Minstr runs "
+              f"{' '.join(f'{x / 1e6:.0f}' for x in v.instructions)}   outcomes {v.outcomes}")
+
+    def ratio_of(i: int) -> float:
+        o, f = per_item["ours"][i], per_item["floor"][i]
+        return o / f if f > 0 else float("inf")
+
+    # minima: on a shared machine other load only adds time, so they show how far noise moves the medians
+    least = {side: (min(by[(side, False)].cpu) - min(by[(side, True)].cpu)) for side in ("ours", "floor")}
+    least_ratio = least["ours"] / least["floor"] if least["floor"] > 0 else float("inf")
+    print(f"{suite}: ratio ours/floor: per-item instructions {ratio_of(4):.2f}, per-item CPU {ratio_of(0):.2f} "
+          f"(of minima {least_ratio:.2f}), per-item wall {ratio_of(1):.2f}, total CPU "
+          f"{per_item['ours'][2] / per_item['floor'][2]:.2f}, total wall {per_item['ours'][3] / per_item['floor'][3]:.2f}")
+    ratio = ratio_of(4) if metric == "instructions" else ratio_of(0)
+    print(f"{suite}: the RATIO compares per-item {metric}")
+    print(f"RATIO replay_{module_of(suite)} {ratio:.2f} {max_ratio}", flush=True)  # bench/run.py reads this line
+    return ratio
+
+
+def bench_suite(suite: str, args: argparse.Namespace, rounds: int, tmp: Path) -> float:
+    """Record (or read) the suite's cassettes, run its four variants ``rounds`` times, report its ratio."""
+    if args.cassettes:
+        cassettes, model, limit = args.cassettes.resolve(), args.model, None
+        answers = tmp / f"answers-{suite}.json"
+        floor_answers(cassettes, model, SUITES[suite].benchmark.NAME, answers)
+    else:
+        cassettes, model, answers, limit = tmp / "cassettes", CANNED_MODEL, None, FULL_LIMITS.get(suite)
+        record_cassettes(suite, cassettes, child_env(args.data))
+    variants = build_variants(suite, tmp, cassettes, model, answers, args.data, limit)
+    perf = args.metric == "instructions"
+    for v in variants:  # warm-up (bytecode, page cache) and the determinism baseline; not timed
+        v.run(tmp, keep=False)
+    for r in range(rounds):
+        order = variants[r % len(variants):] + variants[: r % len(variants)]
+        for v in order:
+            v.run(tmp, perf=perf)
+        print(f"{suite} round {r + 1}/{rounds}: " + ", ".join(f"{v.label} {v.cpu[-1]:.2f}s" for v in variants),
+              flush=True)
+    ours, floor = variants[0], variants[1]
+    print(f"{suite}: model calls: ours {ours.calls}, floor {floor.calls}; outcomes: ours {ours.outcomes}, "
+          f"floor {floor.outcomes}")
+    if (ours.calls, variants[2].calls) != (floor.calls, variants[3].calls):
+        sys.exit(f"{suite}: the sides made different numbers of model calls")
+    if (ours.outcomes, variants[2].outcomes) != (floor.outcomes, variants[3].outcomes):
+        sys.exit(f"{suite}: the sides' outcomes differ")
+    ratio = report(suite, variants, rounds, args.max_ratio, args.metric)
+    if args.profile:
+        args.profile.mkdir(parents=True, exist_ok=True)
+        for v in (ours, floor):
+            out = (args.profile / f"{v.side}_{module_of(suite)}.prof").resolve()
+            cmd = [sys.executable, "-m", "cProfile", "-o", str(out), *v.cmd]
+            subprocess.run(cmd, cwd=v.cwd, env={**v.env, "BENCH_COUNT_FILE": str(tmp / "count.txt")},
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            print(f"{suite}: profile of the {v.label} run: {out}")
+    return ratio
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--benchmark", action="append", choices=list(SUITES), metavar="SUITE",
+                        help=f"a suite to measure (repeatable; default: {', '.join(DEFAULT_SUITES)})")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="one round (CI)")
-    parser.add_argument("--cassettes", type=Path, help="replay existing cassettes under DIR (with --model)")
+    parser.add_argument("--cassettes", type=Path, help="replay existing RuLES cassettes under DIR (with --model)")
     parser.add_argument("--model", help="model of --cassettes (folder DIR/<model>)")
     parser.add_argument("--data", default=os.environ.get("PYTEST_TRUST_DATA", DEFAULT_DATA))
-    parser.add_argument("--max-ratio", type=float, default=1.5)
-    parser.add_argument("--profile", type=Path, metavar="OUT.prof",
-                        help="afterwards, run our full side once under cProfile and write the stats to OUT.prof")
+    parser.add_argument("--max-ratio", type=float, default=1.1)
+    parser.add_argument("--metric", choices=["instructions", "cpu"],
+                        help="what the RATIO compares: user-space instructions retired (perf stat; the default where "
+                             "perf can count them: other load on the machine hardly moves it) or CPU seconds")
+    parser.add_argument("--profile", type=Path, metavar="DIR",
+                        help="afterwards, run each side's full set once under cProfile: DIR/{ours,floor}_<suite>.prof")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
     args = parser.parse_args()
     if bool(args.cassettes) != bool(args.model):
         parser.error("--cassettes and --model go together")
+    suites = args.benchmark or (["rules"] if args.cassettes else DEFAULT_SUITES)
+    if args.cassettes and set(suites) - {"rules", "rules-hodor"}:
+        parser.error("--cassettes replays every item of a RuLES suite: pass --benchmark rules (or rules-hodor), "
+                     "or leave --cassettes out to record canned cassettes for the others")
+    if args.rounds < 1:
+        parser.error("--rounds must be 1 or more")
     rounds = 1 if args.quick else args.rounds
+    if args.metric is None:
+        args.metric = "instructions" if perf_works() else "cpu"
+    elif args.metric == "instructions" and not perf_works():
+        parser.error("--metric instructions needs `perf stat` counting instructions:u (install perf, or set "
+                     "/proc/sys/kernel/perf_event_paranoid to 2 or less), or pass --metric cpu")
+    print(f"per-item cost compared: {args.metric}", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="bench-replay-"))
+    ratios = {}
     try:
-        if args.cassettes:
-            cassettes, model = args.cassettes.resolve(), args.model
-            answers = tmp / "answers.json"
-            floor_answers(cassettes, model, answers)
-        else:
-            cassettes, model, answers = tmp / "cassettes", CANNED_MODEL, None
-            record_cassettes(cassettes, child_env(args.data))
-        variants = build_variants(tmp, cassettes, model, answers, args.data)
-        for v in variants:  # warm-up (bytecode, page cache) and the determinism baseline; not timed
-            v.run(tmp, keep=False)
-        for r in range(rounds):
-            order = variants[r % len(variants):] + variants[: r % len(variants)]
-            for v in order:
-                v.run(tmp)
-            print(f"round {r + 1}/{rounds}: " + ", ".join(f"{v.label} {v.cpu[-1]:.2f}s" for v in variants), flush=True)
-        ours, floor = variants[0], variants[1]
-        print(f"model calls: ours {ours.calls}, floor {floor.calls}; outcomes: ours {ours.outcomes}, "
-              f"floor {floor.outcomes}")
-        assert ours.calls == floor.calls and variants[2].calls == variants[3].calls, "sides made different calls"
-        assert ours.outcomes == floor.outcomes and variants[2].outcomes == variants[3].outcomes, "outcomes differ"
-        status = report(variants, rounds, args.max_ratio)
-        if args.profile:
-            cmd = [sys.executable, "-m", "cProfile", "-o", str(args.profile.resolve()), *ours.cmd]
-            subprocess.run(cmd, cwd=ours.cwd, env={**ours.env, "BENCH_COUNT_FILE": str(tmp / "count.txt")},
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-            print(f"profile of our full run: {args.profile}")
-        return status
+        for suite in suites:
+            ratios[suite] = bench_suite(suite, args, rounds, tmp)
+        if len(ratios) > 1:
+            print("\nper-item CPU ours/floor: " + ", ".join(f"{s} {r:.2f}" for s, r in ratios.items()))
+        return 0 if all(r <= args.max_ratio for r in ratios.values()) else 1
     finally:
         if args.keep:
             print(f"kept {tmp}")
