@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from .data import DataStore
-from .errors import TrustError
+from .errors import TrustError, UsageProblem
 from .importers import decodingtrust
 from .recording.audit import audit
 from .recording.cassettes import model_dir, read_cassette
@@ -41,7 +43,38 @@ def main(argv: list[str] | None = None) -> int:
                     "is printed as path:line: kind, with at most a masked prefix of the secret. Exit status 1 "
                     "if anything is found, 0 if nothing is, 2 if DIR is not a directory.")
     auditor.add_argument("dir", type=Path, metavar="DIR", help="folder to scan, e.g. cassettes")
+    reports = sub.add_parser("report", help="work with the JSON reports runs wrote (--trust-report PATH)")
+    report_sub = reports.add_subparsers(dest="report_command", required=True, metavar="compare|merge")
+    comparer = report_sub.add_parser(
+        "compare", help="put two or more runs side by side: every metric, both intervals, the significance",
+        description="Every metric of the reports side by side with its 95% interval, and each run's difference "
+                    "from the first with a two-sided p-value (two-proportion z test for rates; Wald z test from "
+                    "the intervals otherwise). Exit status 0; 4 for a usage error.")
+    comparer.add_argument("reports", type=Path, nargs="+", metavar="REPORT.json", help="JSON reports, first = reference")
+    comparer.add_argument("--html", type=Path, metavar="PATH", help="also write the comparison as one HTML file")
+    merger = report_sub.add_parser(
+        "merge", help="merge the reports of --trust-shard runs into one report and evaluate the gates on it",
+        description="Join the JSON reports of the shards of one run (--trust-shard I/N), recompute every metric "
+                    "from the items' verdicts and facts (equal to an unsharded run's), evaluate the gates and write "
+                    "the merged report. Exit status 0 when every gate passes, 1 when one fails or is not computed, "
+                    "4 for a usage error.")
+    merger.add_argument("reports", type=Path, nargs="+", metavar="REPORT.json", help="the shards' JSON reports")
+    merger.add_argument("--out", type=Path, required=True, metavar="PATH", help="write the merged JSON report here")
+    merger.add_argument("--thresholds", type=Path, metavar="PATH",
+                        help="gates file (default: the one the shards ran with, as their reports name it)")
+    merger.add_argument("--baseline", type=Path, metavar="REPORT.json",
+                        help="compare the merged run with an earlier run's report, as --trust-baseline does")
+    merger.add_argument("--partial", action="store_true",
+                        help="for local work: merge even with a shard missing, and gates that cannot be computed "
+                             "from what ran do not fail (as --trust-partial)")
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["report"]:  # its usage errors are one line and exit 4, as pytest's are
+        for command in (parser, reports, comparer, merger):
+            command.error = _usage_error(command.prog)  # type: ignore[method-assign]
     args = parser.parse_args(argv)
+    if args.command == "report":
+        return _report(args)
     if args.command == "import":
         return _import(args)
     if args.command == "audit":
@@ -53,10 +86,107 @@ def main(argv: list[str] | None = None) -> int:
         for problem in report.problems:
             print(f"pytest-trust merge: {problem}", file=sys.stderr)
         return 1 if report.problems else 0
+    if not root.is_dir():
+        known = (sorted(p.name for p in args.cassettes.iterdir() if p.is_dir() and not p.name.startswith("."))
+                 if args.cassettes.is_dir() else [])
+        print(f"pytest-trust list: no recordings of model {args.model!r}: {root} does not exist"
+              + (f" (recorded models under {args.cassettes}: {', '.join(known)})" if known
+                 else f" ({args.cassettes} holds no recorded model)"), file=sys.stderr)
+        return 2
     for path in sorted(root.glob("*/*.json")):
         by_item = read_cassette(path)
         print(f"{path.relative_to(root)}\t{len(by_item)} items\t{sum(map(len, by_item.values()))} interactions")
     return 0
+
+
+USAGE_ERROR = 4  # pytest's exit status for a usage error
+
+
+def _usage_error(prog: str) -> Callable[[str], NoReturn]:
+    def error(message: str) -> NoReturn:
+        print(f"{prog}: {message} (see {prog} --help)", file=sys.stderr)
+        sys.exit(USAGE_ERROR)
+
+    return error
+
+
+def _report(args: argparse.Namespace) -> int:
+    if args.report_command == "merge":
+        try:
+            return _merge(args)
+        except UsageProblem as err:
+            print(f"pytest-trust {err}", file=sys.stderr)
+            return USAGE_ERROR
+    from .report import compare
+
+    try:
+        runs = compare.load(args.reports)
+    except UsageProblem as err:
+        print(f"pytest-trust {err}", file=sys.stderr)
+        return USAGE_ERROR
+    print(compare.text(runs), end="")
+    if args.html is not None:
+        try:
+            args.html.parent.mkdir(parents=True, exist_ok=True)
+            args.html.write_text(compare.render_html(runs), encoding="utf-8")
+        except OSError as err:
+            print(f"pytest-trust report compare: --html {args.html}: cannot be written ({err.strerror})",
+                  file=sys.stderr)
+            return USAGE_ERROR
+        print(f"written: {args.html}")
+    return 0
+
+
+def _merge(args: argparse.Namespace) -> int:
+    """`pytest-trust report merge`: the shards' reports as one run's, with its gates (and baseline) evaluated."""
+    from . import baseline as baselines
+    from . import shards
+    from .benchmarks import BENCHMARKS
+    from .gates import evaluate, load_thresholds
+    from .metrics import Metric
+    from .report import json_report
+    from .report.terminal import format_value
+
+    reports = shards.load_reports(args.reports)
+    warnings = shards.check(args.reports, reports, allow_missing=args.partial)
+    merged = shards.merge(reports, BENCHMARKS)
+    run = merged["run"]
+    named = run.get("thresholds")
+    path = args.thresholds or (Path(named) if named and Path(named).is_file() else None)
+    if args.thresholds is not None and not args.thresholds.is_file():
+        raise UsageProblem(f"report merge: --thresholds {args.thresholds}: no such file")
+    valid = [key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]]
+    thresholds = load_thresholds(path, run.get("model"), valid)
+    if args.baseline is not None:
+        merged["baseline"] = baselines.compare(merged["items"], baselines.load(args.baseline), args.baseline)
+    metrics = {key: Metric(**value) for key, value in merged["metrics"].items()}
+    results = evaluate(thresholds.gates, metrics, args.partial, baseline=merged.get("baseline"))
+    run["thresholds"] = str(path) if path else None
+    merged["gates"] = [g.to_dict() for g in results]
+    try:
+        json_report.dump(args.out, merged)
+    except OSError as err:
+        raise UsageProblem(f"report merge: --out {args.out}: cannot be written ({err.strerror})") from None
+    for warning in warnings:
+        print(f"pytest-trust report merge: {warning}", file=sys.stderr)
+    counts = merged["counts"]
+    print(f"merged {len(reports)} reports ({', '.join(s or '-' for s in run['shards'])}): "
+          + ", ".join(f"{counts[k]} {k}" for k in ("passed", "failed", "error", "skipped") if counts.get(k)))
+    unselected = sorted({g.gate.key.split(".", 1)[0] for g in results if g.status == "NOT SELECTED"})
+    for g in results:
+        if g.status != "NOT SELECTED":
+            value = format_value(g.metric) if g.metric else "-"
+            print(f"{g.gate.key:42} {g.gate.bound:>12} {value:>8}  {g.status}" + (f"  ({g.reason})" if g.reason else ""))
+    if unselected:
+        print(f"not selected (no item scored): {sum(g.status == 'NOT SELECTED' for g in results)} gates of "
+              + ", ".join(unselected))
+    if "baseline" in merged:
+        for line in baselines.summary_lines(merged["baseline"], merged["items"]):
+            print(line)
+    blocked = any(g.blocks for g in results)
+    print(f"written: {args.out}; gates {'FAILED' if blocked else 'passed'}"
+          + ("" if results else f" (no gates: {'no thresholds file' if path is None else 'none in ' + str(path)})"))
+    return 1 if blocked else 0
 
 
 def _import(args: argparse.Namespace) -> int:

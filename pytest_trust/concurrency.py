@@ -22,10 +22,12 @@ NOT_PLAYED = ("model error", "not played: the endpoint was down (the first such 
 
 
 class Progress:
-    """A line every ``every`` seconds (and a last one): items done of total, model calls, rate, time left."""
+    """A line every ``every`` seconds (and a last one): items done of total, model calls and tokens (where
+    this process sees them), rate, time left. Plain lines, so a log file reads the same as a terminal."""
 
-    def __init__(self, total: int, write: Callable[[str], None], calls: Callable[[], int], every: float = 10.0) -> None:
-        self.total, self.write, self.calls, self.every = total, write, calls, every
+    def __init__(self, total: int, write: Callable[[str], None], calls: Callable[[], int] | None = None,
+                 tokens: Callable[[], int] | None = None, every: float = 10.0) -> None:
+        self.total, self.write, self.calls, self.tokens, self.every = total, write, calls, tokens, every
         self.done = 0
         self.started = self.last = time.monotonic()
         self._lock = threading.Lock()
@@ -42,7 +44,9 @@ class Progress:
         elapsed = max(now - self.started, 1e-9)
         rate = self.done / elapsed
         left = (self.total - self.done) / rate if rate else 0.0
-        return (f"recording: {self.done}/{self.total} items, {self.calls()} model calls, "
+        counts = "".join(f", {count():,} {name}" for name, count in (("model calls", self.calls),
+                                                                    ("tokens", self.tokens)) if count)
+        return (f"recording: {self.done}/{self.total} items{counts}, "
                 f"{rate:.1f} items/s, {elapsed:.0f} s elapsed, about {left:.0f} s left")
 
 
@@ -55,7 +59,7 @@ def play_ahead(trust, items: Sequence[tuple[str, Item, str]], workers: int,
     model = trust.connect()  # one client, shared by the threads (httpx2's pool is thread-safe)
     played: dict[str, Played] = {}
     down = threading.Event()
-    progress = Progress(len(items), write, lambda: model.transport.live_calls)
+    progress = Progress(len(items), write, lambda: model.transport.live_calls, lambda: model.transport.live_tokens)
 
     def one(nodeid: str, item: Item, hint: str) -> None:
         if down.is_set():

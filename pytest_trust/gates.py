@@ -1,4 +1,4 @@
-"""The thresholds file and gate evaluation (DESIGN section 7).
+"""The thresholds file and gate evaluation (README, "Gating CI").
 
     settings: {soft: false}
     default:                       # gates for every model
@@ -6,6 +6,14 @@
     models:                        # per-model overrides, merged over default
       gpt-4-0314:
         rules.score: {min: 0.7}
+
+A gate is PASS or FAIL on its metric. A gate naming a confidence level, ``{min: 0.4, confidence: 0.95}``,
+compares the metric's interval at that level with the bound instead (Metric.interval): PASS when the whole
+interval is on the good side, FAIL when the whole of it is on the bad side, INCONCLUSIVE when it straddles the
+bound; ``settings: {inconclusive: block}`` (the default) makes an inconclusive gate fail the run,
+``inconclusive: pass`` lets it through (reported, not blocking). NOT COMPUTED when its benchmark ran but the metric could not be
+computed from what ran (missing, undefined, or partial: a score that lacks part of what it needs), which
+fails the run unless partial runs are allowed; NOT SELECTED when no item of its benchmark was scored.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ import difflib
 import math
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +31,16 @@ import yaml
 from .errors import ThresholdsError
 from .metrics import Metric
 
-SETTINGS = {"soft": bool}
+SETTINGS = {"soft": bool, "inconclusive": str}
+INCONCLUSIVE_CHOICES = ("block", "pass")  # settings.inconclusive: does an INCONCLUSIVE gate fail the run
 BOUNDS = ("min", "max")
+CONFIDENCE = "confidence"  # a gate's optional confidence level, 0 < c < 1
+# Metric families fed by a suite of their own: a run of that suite alone has not selected the rest of its
+# benchmark (the project's Hodor cases, -m rules_hodor, never enter rules.score).
+SEPARATE_FAMILIES = ("rules.hodor",)
+ERROR_RATE = ".error_rate"  # <benchmark>.error_rate exists whenever any item of the benchmark ran
+# <benchmark>.regression: {alpha: A}: no significant regression against --trust-baseline (pytest_trust/baseline.py)
+REGRESSION = ".regression"
 
 
 @dataclass(frozen=True)
@@ -32,21 +48,48 @@ class Gate:
     key: str
     min: float | None = None
     max: float | None = None
+    alpha: float | None = None  # a regression gate's significance level
+    confidence: float | None = None  # compare the metric's interval at this level with the bound
+    inconclusive_blocks: bool = True  # settings.inconclusive: block (the default) or pass
 
     @property
     def bound(self) -> str:
+        if self.alpha is not None:
+            return f"alpha {self.alpha:g}"
         parts = [f">= {self.min:g}" if self.min is not None else "", f"<= {self.max:g}" if self.max is not None else ""]
-        return " and ".join(p for p in parts if p)
+        at = f" at {self.confidence * 100:g}%" if self.confidence is not None else ""
+        return " and ".join(p for p in parts if p) + at
 
     def check(self, value: float) -> bool:
         return (self.min is None or value >= self.min) and (self.max is None or value <= self.max)
+
+
+PASS, FAIL, NOT_COMPUTED, NOT_SELECTED = "PASS", "FAIL", "NOT COMPUTED", "NOT SELECTED"
+INCONCLUSIVE = "INCONCLUSIVE"
 
 
 @dataclass(frozen=True)
 class GateResult:
     gate: Gate
     metric: Metric | None
-    status: str  # "PASS", "FAIL" or "NOT RUN"
+    status: str  # PASS, FAIL, INCONCLUSIVE, NOT COMPUTED or NOT SELECTED
+    reason: str = ""  # why a gate is not PASS or FAIL
+    blocks: bool = False  # this gate fails the run
+    interval: tuple[float, float] | None = None  # a confidence gate's interval at its level
+
+    def to_dict(self) -> dict[str, Any]:
+        """The gate's entry in the JSON report (docs/report-schema.md)."""
+        gate = self.gate
+        entry: dict[str, Any] = {"key": gate.key, "min": gate.min, "max": gate.max,
+                                 "value": self.metric.value if self.metric else None, "status": self.status,
+                                 "reason": self.reason}
+        if gate.alpha is not None:
+            entry["alpha"] = gate.alpha
+        if gate.confidence is not None:
+            entry["confidence"] = gate.confidence
+            entry["interval"] = list(self.interval) if self.interval else None
+        entry["blocks"] = self.blocks
+        return entry
 
 
 @dataclass(frozen=True)
@@ -64,8 +107,10 @@ def load_thresholds(path: Path | None, model: str | None, valid_keys: Iterable[s
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ThresholdsError(f"thresholds file {path}: cannot be read ({err.strerror})") from None
-    except UnicodeDecodeError:
-        raise ThresholdsError(f"thresholds file {path}: not UTF-8 text") from None
+    except UnicodeDecodeError as err:
+        line = path.read_bytes()[:err.start].count(b"\n") + 1
+        raise ThresholdsError(f"thresholds file {path} line {line}: not UTF-8 text "
+                              f"(byte 0x{err.object[err.start]:02x}); save it as UTF-8") from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
@@ -77,8 +122,13 @@ def load_thresholds(path: Path | None, model: str | None, valid_keys: Iterable[s
         # PyYAML's constructors raise these for tagged scalars they cannot build (!!int abc, 2001-13-01)
         raise ThresholdsError(f"thresholds file {path}: a value PyYAML cannot read ({type(err).__name__}: "
                               f"{str(err)[:120]}); write bounds as plain numbers") from None
-    lines = _key_lines(node)
+    duplicates: list[tuple[tuple[str, ...], int, int]] = []
+    lines = _key_lines(node, duplicates=duplicates)
     problem = _Problems(path, lines, valid)
+    for where, first, again in duplicates[:1]:
+        raise ThresholdsError(f"thresholds file {path} line {again}: {'.'.join(where)}: duplicate key (first at "
+                              f"line {first}); YAML keeps only the last one and would silently drop the other: "
+                              "keep one")
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -95,20 +145,95 @@ def load_thresholds(path: Path | None, model: str | None, valid_keys: Iterable[s
         gates.update(_gates(models[model] or {}, ("models", model), problem))
     for name, model_gates in models.items():  # validate every model's block, not only the one in use
         _gates(model_gates or {}, ("models", str(name)), problem)
-    return Thresholds(path, tuple(gates.values()), settings)
+    blocks = settings.get("inconclusive", "block") == "block"
+    return Thresholds(path, tuple(replace(g, inconclusive_blocks=blocks) for g in gates.values()), settings)
 
 
-def evaluate(gates: Iterable[Gate], metrics: Mapping[str, Metric]) -> list[GateResult]:
+def family(key: str) -> str:
+    """The part of a benchmark a metric key belongs to: its benchmark, or a separate suite's family."""
+    return next((f for f in SEPARATE_FAMILIES if key.startswith(f + ".")), key.split(".", 1)[0])
+
+
+def evaluate(gates: Iterable[Gate], metrics: Mapping[str, Metric], allow_partial: bool = False,
+             baseline: Mapping[str, Any] | None = None) -> list[GateResult]:
+    """Every gate's status against this run's metrics. A family counts as selected when one of its metrics
+    other than the error rate was computed, i.e. when one of its items was scored."""
+    selected = {family(key) for key in metrics if not key.endswith(ERROR_RATE)}
+    allowed = " (allowed by --trust-partial)" if allow_partial else "; --trust-partial allows it for local work"
     results = []
     for gate in gates:
+        if gate.alpha is not None:
+            results.append(_regression(gate, baseline, selected))
+            continue
         metric = metrics.get(gate.key)
-        if metric is None:
-            results.append(GateResult(gate, None, "NOT RUN"))
-        elif metric.partial:  # computed from part of what the score needs: not the published score
-            results.append(GateResult(gate, metric, "NOT RUN"))
+        if metric is None and (gate.key.endswith(ERROR_RATE) or family(gate.key) not in selected):
+            results.append(GateResult(gate, None, NOT_SELECTED, f"no item of {family(gate.key)} was scored"))
+        elif metric is None:
+            why = f"{family(gate.key)} ran, but not the items it needs (a partial selection, or skips){allowed}"
+            results.append(GateResult(gate, None, NOT_COMPUTED, why, blocks=not allow_partial))
+        elif metric.partial:  # computed from part of what the score needs: not the score it names
+            results.append(GateResult(gate, metric, NOT_COMPUTED, f"partial: lacks {metric.partial}" + allowed,
+                                      blocks=not allow_partial))
+        elif math.isnan(metric.value):
+            results.append(GateResult(gate, metric, NOT_COMPUTED, f"undefined (NaN) on the {metric.n} items scored"
+                                      + allowed, blocks=not allow_partial))
+        elif gate.confidence is not None:
+            results.append(_with_confidence(gate, metric))
         else:
-            results.append(GateResult(gate, metric, "PASS" if gate.check(metric.value) else "FAIL"))
+            passed = gate.check(metric.value)
+            results.append(GateResult(gate, metric, PASS if passed else FAIL, blocks=not passed))
     return results
+
+
+def _with_confidence(gate: Gate, metric: Metric) -> GateResult:
+    """PASS when the metric's interval at the gate's level lies wholly on the good side of every bound, FAIL
+    when it lies wholly on the bad side of one, INCONCLUSIVE otherwise (it straddles a bound)."""
+    level = gate.confidence or 0.0
+    interval = metric.interval(level)
+    if interval is None:
+        why = ("the metric has no interval (a constant)" if metric.low is None else
+               "its interval is kept at 95% only (a bootstrap metric read back from a report, or one whose "
+               "draws its benchmark does not keep); write confidence: 0.95")
+        return GateResult(gate, metric, NOT_COMPUTED, f"no {level * 100:g}% interval: {why}", blocks=True)
+    low, high = interval
+    shown = f"{level * 100:g}% interval [{low:.4g}, {high:.4g}]"
+    if gate.min is not None and high < gate.min:
+        return GateResult(gate, metric, FAIL, f"{shown} wholly below {gate.min:g}", blocks=True, interval=interval)
+    if gate.max is not None and low > gate.max:
+        return GateResult(gate, metric, FAIL, f"{shown} wholly above {gate.max:g}", blocks=True, interval=interval)
+    if gate.check(low) and gate.check(high):
+        return GateResult(gate, metric, PASS, interval=interval)
+    rule = "settings inconclusive: block" if gate.inconclusive_blocks else "not blocking: settings inconclusive: pass"
+    return GateResult(gate, metric, INCONCLUSIVE, f"{shown} straddles {gate.bound}; {rule}",
+                      blocks=gate.inconclusive_blocks, interval=interval)
+
+
+def _regression(gate: Gate, baseline: Mapping[str, Any] | None, selected: set[str]) -> GateResult:
+    """A regression gate: FAIL when the benchmark's paired test against the baseline finds a significant change
+    for the worse (exact McNemar p < alpha, more items newly failing than newly passing)."""
+    from .baseline import regressed
+
+    name = gate.key[:-len(REGRESSION)]
+    if baseline is None:
+        return GateResult(gate, None, NOT_SELECTED, "no baseline to compare with (--trust-baseline REPORT.json)")
+    if name not in {selected_family.split(".", 1)[0] for selected_family in selected}:
+        return GateResult(gate, None, NOT_SELECTED, f"no item of {name} was scored")
+    test = baseline["tests"].get(name)
+    if not test or not test["paired"]:
+        return GateResult(gate, None, NOT_COMPUTED, f"no item of {name} was scored in both this run and the "
+                          f"baseline {baseline['path']}", blocks=True)
+    metric = Metric(test["p"], None, None, test["paired"], kind="value")
+    failed = regressed(test, gate.alpha or 0.0)
+    why = (f"{test['newly_failing']} newly failing, {test['newly_passing']} newly passing of {test['paired']} items "
+           f"paired with the baseline; exact McNemar p = {test['p']:.3g} < {gate.alpha:g}") if failed else ""
+    return GateResult(gate, metric, FAIL if failed else PASS, why, blocks=failed)
+
+
+def _regression_gate(key: str, bound: Any, at: tuple[str, ...], problem: _Problems) -> Gate:
+    alpha = bound.get("alpha") if isinstance(bound, dict) and set(bound) == {"alpha"} else None
+    if alpha is None or isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        problem.fail(at, f"a regression gate is {{alpha: A}} with 0 < A < 1 (say {{alpha: 0.05}}), not {bound!r}")
+    return Gate(key, alpha=float(alpha))
 
 
 MAX_LISTED = 60  # valid keys shown for an unknown one
@@ -146,6 +271,9 @@ def _settings(raw: Any, problem: _Problems) -> dict[str, Any]:
             problem.fail(("settings", str(name)), f"unknown setting; expected one of {', '.join(SETTINGS)}")
         if not isinstance(value, SETTINGS[name]):
             problem.fail(("settings", str(name)), f"must be {SETTINGS[name].__name__}, not {value!r}")
+        if name == "inconclusive" and value not in INCONCLUSIVE_CHOICES:
+            problem.fail(("settings", str(name)), f"must be block (an INCONCLUSIVE gate fails the run) or pass "
+                                                  f"(it is reported and does not), not {value!r}")
     return dict(raw)
 
 
@@ -155,10 +283,20 @@ def _gates(raw: Any, where: tuple[str, ...], problem: _Problems) -> dict[str, Ga
     gates = {}
     for key, bound in raw.items():
         at = (*where, str(key))
+        if key.endswith(REGRESSION) and any(k.startswith(key[:-len(REGRESSION)] + ".") for k in problem.valid):
+            gates[key] = _regression_gate(key, bound, at, problem)
+            continue
         if key not in problem.valid:
             problem.fail(at, f"unknown metric key {key!r}", list_keys=True)
-        if not isinstance(bound, dict) or not bound or set(bound) - set(BOUNDS):
-            problem.fail(at, f"a bound is {{min: X}}, {{max: X}} or both, not {bound!r}")
+        if not isinstance(bound, dict) or not set(bound) & set(BOUNDS) or set(bound) - {*BOUNDS, CONFIDENCE}:
+            problem.fail(at, f"a bound is {{min: X}}, {{max: X}} or both, optionally with a confidence level "
+                             f"({{min: X, confidence: 0.95}}), not {bound!r}")
+        confidence = bound.get(CONFIDENCE)
+        if CONFIDENCE in bound and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
+                                    or not 0 < confidence < 1):
+            hint = f"; {confidence:g} looks like a percentage: write {confidence / 100:g}" if (
+                isinstance(confidence, (int, float)) and not isinstance(confidence, bool) and 1 < confidence < 100) else ""
+            problem.fail(at, f"confidence must be a level between 0 and 1 (say 0.95), not {confidence!r}{hint}")
         values = {}
         for name in BOUNDS:
             value = bound.get(name)
@@ -166,18 +304,29 @@ def _gates(raw: Any, where: tuple[str, ...], problem: _Problems) -> dict[str, Ga
                                       or abs(value) > sys.float_info.max or not math.isfinite(value)):
                 problem.fail(at, f"{name} must be a number, not {value!r}")
             values[name] = None if value is None else float(value)
+        for name, value in values.items():
+            if value is not None and not 0 <= value <= 1:
+                hint = f"; {value:g} looks like a percentage: write {value / 100:g}" if 1 < value <= 100 else ""
+                problem.fail(at, f"{name} {value:g} is outside [0, 1]: every metric is a fraction (a score of "
+                                 f"87.55% is 0.8755){hint}")
         if values["min"] is not None and values["max"] is not None and values["min"] > values["max"]:
             problem.fail(at, f"min {values['min']:g} is above max {values['max']:g}")
-        gates[key] = Gate(key, values["min"], values["max"])
+        gates[key] = Gate(key, values["min"], values["max"],
+                          confidence=None if confidence is None else float(confidence))
     return gates
 
 
-def _key_lines(node: Any, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], int]:
-    """1-based line of every mapping key, by its path, for error messages."""
+def _key_lines(node: Any, prefix: tuple[str, ...] = (),
+               duplicates: list[tuple[tuple[str, ...], int, int]] | None = None) -> dict[tuple[str, ...], int]:
+    """1-based line of every mapping key, by its path, for error messages; a key seen twice in one
+    mapping goes to ``duplicates`` as (path, first line, second line)."""
     lines: dict[tuple[str, ...], int] = {}
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             path = (*prefix, str(key_node.value))
-            lines[path] = key_node.start_mark.line + 1
-            lines.update(_key_lines(value_node, path))
+            line = key_node.start_mark.line + 1
+            if path in lines and duplicates is not None:
+                duplicates.append((path, lines[path], line))
+            lines.setdefault(path, line)
+            lines.update(_key_lines(value_node, path, duplicates))
     return lines

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Self
 
 
@@ -71,7 +71,8 @@ class Result:
     facts: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"item_id": self.item_id, "verdict": asdict(self.verdict), "facts": dict(self.facts)}
+        # the verdict's fields are plain values: its instance dict is what asdict gives, without the deep copy
+        return {"item_id": self.item_id, "verdict": dict(vars(self.verdict)), "facts": dict(self.facts)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Result:

@@ -29,6 +29,7 @@ from .recording.batch import BatchQueue
 from .recording.pacing import Pace
 from .recording.spread import Spread
 from .recording.transport import INVALID_ANSWER_HEADER
+from .system_prompt import apply as apply_system_prompt
 
 REPLAY_BASE_URL = "http://replay.invalid/v1"  # replay never connects; the host only fills the URL
 BREAKER = 3  # calls failing in a row (each after its retries) that stop a recording run
@@ -75,8 +76,10 @@ class Endpoint:
 
 
 class Model:
-    def __init__(self, name: str, client: openai.OpenAI, transport: TrustTransport, where: str = "") -> None:
+    def __init__(self, name: str, client: openai.OpenAI, transport: TrustTransport, where: str = "",
+                 system_prompt: str | None = None) -> None:
         self.name = name
+        self.system_prompt = system_prompt  # the deployment's, put in front of every request (system_prompt.py)
         self.client = client
         self.transport = transport
         self.where = where  # the endpoint as messages name it
@@ -97,8 +100,10 @@ class Model:
         return counts
 
     @classmethod
-    def connect(cls, name: str, recorder: Recorder, endpoint: Endpoint, batch: BatchQueue | None = None) -> Model:
-        """The session's client; with ``batch``, missing answers are queued for a batch, never sent."""
+    def connect(cls, name: str, recorder: Recorder, endpoint: Endpoint, batch: BatchQueue | None = None,
+                system_prompt: str | None = None) -> Model:
+        """The session's client; with ``batch``, missing answers are queued for a batch, never sent; with
+        ``system_prompt``, every request carries the deployment's prompt first."""
         recording = recorder.mode.can_record
         if recording and not endpoint.base_url:
             raise ModelError("recording needs an endpoint: pass --trust-base-url URL or set OPENAI_BASE_URL")
@@ -118,7 +123,7 @@ class Model:
             timeout=endpoint.timeout,
         )
         where = f"{endpoint.shown}/chat/completions" if recording else ""
-        return cls(name, client, transport, where)
+        return cls(name, client, transport, where, system_prompt)
 
     def chat(self, messages: Sequence[Message], **decoding: Any) -> Answer:
         return self._create(messages, decoding)[0]
@@ -144,6 +149,8 @@ class Model:
         # The body goes to the client's own POST as it is: ``chat.completions.create`` would first walk
         # every message through its TypedDict transform, which costs ~7.5 ms per 34-message request and
         # changes nothing in plain JSON messages. Auth, retries, timeouts and errors are the client's.
+        if self.system_prompt is not None:
+            messages = apply_system_prompt(messages, self.system_prompt)
         body = {"model": self.name, "messages": list(messages), **decoding}
         try:
             completion = self.client.post("/chat/completions", body=body, cast_to=ChatCompletion,

@@ -1,4 +1,8 @@
-"""Command-line options of the ``trust`` group and the run configuration they resolve to (DESIGN 11)."""
+"""Command-line options of the ``trust`` group and the run configuration they resolve to.
+
+Relative paths are resolved once, here: those of options and environment variables against the directory
+pytest was started from, those of ini options against the rootdir (where the ini file is).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,8 @@ import pytest
 
 from . import scorers
 from .recording import RecordMode
+from .system_prompt import SystemPrompt
+from .system_prompt import resolve as resolve_system_prompt
 
 MARKERS = {
     "rules": "RuLES rule-following cases (benign, basic, redteam suites)",
@@ -37,11 +43,39 @@ def add_options(parser: pytest.Parser) -> None:
                          "the API key is read from $OPENAI_API_KEY only. Several servers of one model, "
                          "comma-separated, share the load (each request goes to the least busy)")
     group.addoption("--trust-data", metavar="DIR",
-                    help="benchmark data mirror laid out as <source>/<path>.xz (default: $PYTEST_TRUST_DATA)")
-    group.addoption("--trust-cassettes", metavar="DIR", help="cassette root (default: <rootdir>/cassettes)")
+                    help="benchmark data mirror laid out as <source>/<path>.xz (default: $PYTEST_TRUST_DATA, else "
+                         "the trust_data ini option if that directory exists); files not in a mirror come from "
+                         "the cache ~/.cache/pytest-trust/data or a verified download")
+    group.addoption("--trust-cassettes", metavar="DIR",
+                    help="cassette root (default: the trust_cassettes ini option, else <rootdir>/cassettes)")
     group.addoption("--trust-thresholds", metavar="PATH",
-                    help="gates file (default: thresholds.yaml at the rootdir, if present)")
+                    help="gates file (default: the trust_thresholds ini option, else thresholds.yaml at the "
+                         "rootdir, if present)")
+    group.addoption("--trust-system-prompt", metavar="FILE",
+                    help="the deployment's system prompt (UTF-8 text), put first in every request's first system "
+                         "message (docs/decisions.md, one rule per benchmark); recordings go to "
+                         "cassettes/<model>+prompt-<sha256[:12]>/, beside those of other prompts. Overrides a "
+                         "pytest_trust_system_prompt hook in conftest.py. A deviation recorded in the report")
+    group.addoption("--trust-partial", action="store_true", default=False,
+                    help="for local work on part of a benchmark: a gate whose benchmark ran but whose metric could "
+                         "not be computed (e.g. -k deselected part of what it needs) is reported, but does not "
+                         "fail the run")
     group.addoption("--trust-report", metavar="PATH", help="write the JSON report (metrics, gates, items) here")
+    group.addoption("--trust-baseline", metavar="REPORT.json",
+                    help="compare with an earlier run's JSON report: which items newly fail, pass or error, and per "
+                         "benchmark a paired test of the change (gate it with <benchmark>.regression: {alpha: 0.05})")
+    group.addoption("--trust-baseline-update", action="store_true", default=False,
+                    help="write this run's JSON report to the --trust-baseline path, as the next baseline (only when "
+                         "no gate fails)")
+    group.addoption("--trust-shard", metavar="I/N",
+                    help="run shard I of N (1 <= I <= N): a stable slice of the items by a hash of their ids; "
+                         "merge the shards' reports with `pytest-trust report merge`")
+    group.addoption("--trust-html", metavar="PATH",
+                    help="write the HTML report here: one self-contained file (scorecard, the papers' figures, gates, "
+                         "every item's verdict), opened with no network")
+    group.addoption("--trust-markdown", metavar="PATH",
+                    help="write a short Markdown summary here (gates, intervals, changes against a baseline), for a "
+                         "pull-request comment or $GITHUB_STEP_SUMMARY")
     group.addoption("--trust-limit", type=int, metavar="N", help="run a seeded subset of N items per scenario")
     group.addoption("--trust-profile", choices=sorted(PROFILES), default=None,
                     help="a named run size: " + "; ".join(f"{name}: {text}" for name, (_, text) in PROFILES.items())
@@ -50,9 +84,9 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--trust-recorded-only", action="store_true", default=False,
                     help="replay only the items that have a recording (e.g. a run recorded with --trust-limit); "
                          "the others are deselected. A recorded item whose request changed still misses")
-    group.addoption("--trust-soft", action="store_true", default=None,
+    group.addoption("--trust-soft", action="store_true", default=False,
                     help="only gates and errors decide the exit status, not failing items")
-    group.addoption("--trust-strict", dest="trust_soft", action="store_false", default=None,
+    group.addoption("--trust-strict", action="store_true", default=False,
                     help="failing items fail the run even where the thresholds file sets soft: true")
     group.addoption("--trust-timeout", type=float, default=120.0, metavar="SECONDS",
                     help="per-request timeout when recording (default 120)")
@@ -102,6 +136,11 @@ def add_options(parser: pytest.Parser) -> None:
                          "numbers (c9b63ad: system turn, no demonstrations, temperature 0); head sends 161ae83's "
                          "(demonstrations, max_tokens 16) - a deviation recorded in the report")
     parser.addini("trust_model", "default model name for pytest-trust suites", default=None)
+    parser.addini("trust_data", "benchmark data mirror, relative to the rootdir; used when the directory exists "
+                  "(--trust-data and $PYTEST_TRUST_DATA come first)", default=None)
+    parser.addini("trust_cassettes", "cassette root, relative to the rootdir (default: cassettes)", default=None)
+    parser.addini("trust_thresholds", "gates file, relative to the rootdir (default: thresholds.yaml if present)",
+                  default=None)
 
 
 # Named run sizes: a seeded sample of so many items per scenario (None: every item).
@@ -143,19 +182,49 @@ class RunConfig:
     recorded_only: bool
     perspective_rpm: float
     settings: dict[str, Any]  # benchmark settings (deviations from the upstream defaults)
+    allow_partial: bool = False  # --trust-partial: gates not computed from a partial selection do not fail
+    baseline: Path | None = None  # --trust-baseline: the earlier run's JSON report
+    baseline_update: bool = False  # --trust-baseline-update: write this run's report there
+    shard: tuple[int, int] | None = None  # --trust-shard I/N, 1-based
+    system_prompt: SystemPrompt | None = None  # --trust-system-prompt FILE or the conftest.py hook's
+
+    @property
+    def recordings(self) -> str | None:
+        """The name of the run's recordings folder under the cassette root: the model's, or with a system
+        prompt, <model>+prompt-<sha256[:12]>."""
+        if self.model is None or self.system_prompt is None:
+            return self.model
+        return self.system_prompt.folder(self.model)
+
+    @property
+    def shard_text(self) -> str | None:
+        return f"{self.shard[0]}/{self.shard[1]}" if self.shard else None
 
     def deviations(self) -> dict[str, Any]:
-        """Settings that differ from the upstream-faithful defaults."""
-        return {k: v for k, v in self.settings.items() if FAITHFUL_SETTINGS.get(k) != v}
+        """Settings that differ from the upstream-faithful defaults, and the deployment's system prompt (the
+        benchmarks' protocols send none)."""
+        deviations = {k: v for k, v in self.settings.items() if FAITHFUL_SETTINGS.get(k) != v}
+        if self.system_prompt is not None:
+            deviations["system_prompt"] = self.system_prompt.describe()
+        return deviations
 
     @classmethod
     def from_pytest(cls, config: pytest.Config) -> RunConfig:
         opt = config.getoption
         rootdir = Path(config.rootpath)
-        thresholds = opt("trust_thresholds")
+        here = Path(config.invocation_params.dir)
+        thresholds = (resolve_path(here, opt("trust_thresholds"))
+                      or resolve_path(rootdir, config.getini("trust_thresholds")))
         if thresholds is None and (rootdir / "thresholds.yaml").exists():
             thresholds = rootdir / "thresholds.yaml"
-        data = opt("trust_data") or os.environ.get("PYTEST_TRUST_DATA")
+        data = data_mirror(config)
+        cassettes = (resolve_path(here, opt("trust_cassettes"))
+                     or resolve_path(rootdir, config.getini("trust_cassettes"))
+                     or rootdir / "cassettes")
+        if opt("trust_soft") and opt("trust_strict"):
+            raise pytest.UsageError("--trust-soft and --trust-strict contradict each other: pass one of them "
+                                    "(soft: only gates and errors fail the run; strict: failing items do too)")
+        soft_flag = True if opt("trust_soft") else False if opt("trust_strict") else None
         limit = opt("trust_limit")
         if limit is not None and limit < 1:
             raise pytest.UsageError(f"--trust-limit must be a positive number of items, not {limit}")
@@ -177,6 +246,18 @@ class RunConfig:
         for name in ("trust_rpm", "trust_tpm", "trust_perspective_rpm"):
             if opt(name) is not None and opt(name) <= 0:
                 raise pytest.UsageError(f"--{name.replace('_', '-')} must be a positive number, not {opt(name)}")
+        baseline = resolve_path(here, opt("trust_baseline"))
+        shard = parse_shard(opt("trust_shard"))
+        if opt("trust_baseline_update") and baseline is None:
+            raise pytest.UsageError("--trust-baseline-update writes to the --trust-baseline path: pass "
+                                    "--trust-baseline REPORT.json with it")
+        if opt("trust_baseline_update") and shard is not None:
+            raise pytest.UsageError("--trust-baseline-update with --trust-shard would write one shard as the baseline: "
+                                    "merge the shards' reports (pytest-trust report merge ... --out REPORT.json) instead")
+        if baseline is not None and not opt("trust_baseline_update") and not baseline.is_file():
+            raise pytest.UsageError(f"--trust-baseline {opt('trust_baseline')}: {baseline} is not a file; pass the JSON "
+                                    "report of an earlier run (--trust-report PATH), or add --trust-baseline-update "
+                                    "to write this run's report there")
         try:
             mode = RecordMode.parse(getattr(config.option, "record_mode", None))
         except ValueError as err:
@@ -185,14 +266,14 @@ class RunConfig:
             model=opt("trust_model") or os.environ.get("PYTEST_TRUST_MODEL") or config.getini("trust_model") or None,
             base_url=urls[0] if urls else None,
             other_urls=tuple(urls[1:]),
-            data=Path(data) if data else None,
-            cassettes=Path(opt("trust_cassettes") or rootdir / "cassettes"),
-            thresholds=Path(thresholds) if thresholds else None,
-            report=Path(opt("trust_report")) if opt("trust_report") else None,
+            data=data,
+            cassettes=cassettes,
+            thresholds=thresholds,
+            report=resolve_path(here, opt("trust_report")),
             limit=limit,
             profile=profile,
             seed=opt("trust_seed"),
-            soft_flag=opt("trust_soft"),
+            soft_flag=soft_flag,
             timeout=opt("trust_timeout"),
             retries=opt("trust_retries"),
             concurrency=opt("trust_concurrency"),
@@ -210,4 +291,47 @@ class RunConfig:
                       "privacy_score": opt("trust_privacy_score"),
                       "toxicity_scorer": scorers.resolve_name(opt("trust_toxicity_scorer"))},
             perspective_rpm=opt("trust_perspective_rpm"),
+            allow_partial=bool(opt("trust_partial")),
+            baseline=baseline,
+            baseline_update=bool(opt("trust_baseline_update")),
+            shard=shard,
+            system_prompt=resolve_system_prompt(config, here),
         )
+
+
+def parse_shard(value: str | None) -> tuple[int, int] | None:
+    """--trust-shard I/N as (I, N), 1 <= I <= N; a usage error otherwise."""
+    if value is None:
+        return None
+    index, _, total = value.partition("/")
+    if not (index.strip().isdigit() and total.strip().isdigit()) or not 1 <= int(index) <= int(total):
+        raise pytest.UsageError(f"--trust-shard {value}: expected I/N with 1 <= I <= N, e.g. --trust-shard 1/4 "
+                                "(shard 1 of 4)")
+    return int(index), int(total)
+
+
+def resolve_path(base: Path, value: str | os.PathLike[str] | None) -> Path | None:
+    """``value`` as an absolute path, a relative one taken from ``base``; None when unset or empty."""
+    if value is None or str(value) == "":
+        return None
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else base / path
+
+
+def data_mirror(config: pytest.Config) -> Path | None:
+    """The data mirror: --trust-data, else $PYTEST_TRUST_DATA (both relative to where pytest was started, and
+    a usage error when not a directory: a typo must not turn into downloads), else the trust_data ini option
+    relative to the rootdir when that directory exists (a checkout without the mirror beside it reads the
+    cache and downloads instead)."""
+    here = Path(config.invocation_params.dir)
+    for name, value in (("--trust-data", config.getoption("trust_data")),
+                        ("PYTEST_TRUST_DATA", os.environ.get("PYTEST_TRUST_DATA"))):
+        path = resolve_path(here, value)
+        if path is not None:
+            if not path.is_dir():
+                raise pytest.UsageError(f"{name}={value}: {path} is not a directory; point it at the benchmark data "
+                                        "mirror (laid out as <source>/<path>.xz), or unset it to read the cache "
+                                        "and download pinned files")
+            return path
+    path = resolve_path(Path(config.rootpath), config.getini("trust_data"))
+    return path if path is not None and path.is_dir() else None

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import gc
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
 
-from . import scorers
+from . import scorers, shards, system_prompt
 from .benchmarks import BENCHMARKS, SUITES
-from .concurrency import play_ahead
+from .concurrency import Progress, play_ahead
 from .errors import TrustError, UsageProblem
 from .gates import load_thresholds
 from .items import Item
-from .options import MARKERS, RunConfig, add_options
+from .options import MARKERS, RunConfig, add_options, resolve_path
 from .playing import play
 from .recording.cassettes import model_dir
 from .recording.journal import merge_journals
@@ -33,10 +36,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for name, text in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {text}")
     run = RunConfig.from_pytest(config)
+    env_data = resolve_path(config.invocation_params.dir, os.environ.get("PYTEST_TRUST_DATA"))
+    if env_data is not None:  # resolved once: subprocesses started elsewhere (xdist, pytester) see the same mirror
+        os.environ["PYTEST_TRUST_DATA"] = str(env_data)
     valid = [key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]]
     try:
         thresholds = load_thresholds(run.thresholds, run.model, valid)
@@ -54,7 +66,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION_KEY] = trust
     if run.model:  # the toxicity scorer of this session (its Perspective calls record beside the model's)
         try:
-            trust.add_merge(scorers.configure(run.settings["toxicity_scorer"], cassettes=run.cassettes, model=run.model,
+            trust.add_merge(scorers.configure(run.settings["toxicity_scorer"], cassettes=run.cassettes,
+                                              model=run.recordings,
                                               record_mode=run.record_mode, rpm=run.perspective_rpm,
                                               run=trust.recorder.run, worker=trust.worker or "main"))
         except UsageProblem as err:
@@ -66,16 +79,43 @@ def _session(config: pytest.Config) -> TrustSession:
     return config.stash[SESSION_KEY]
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    run = _session(config).config
+    if run.system_prompt is None or run.recordings is None:
+        return []
+    where = model_dir(run.cassettes, run.recordings)
+    return [f"pytest-trust: system prompt {run.system_prompt.describe()}; recordings in {where}"]
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     trust = _session(session.config)
+    try:
+        trust.load_baseline()
+    except UsageProblem as err:
+        raise pytest.UsageError(str(err)) from None
     if trust.worker is None and trust.config.model:
         # journals left by a killed recording run are merged before anything replays
-        trust.add_merge(merge_journals(model_dir(trust.config.cassettes, trust.config.model)))
+        trust.add_merge(merge_journals(model_dir(trust.config.cassettes, trust.config.recordings)))
         if trust.batch is not None:
             try:
                 trust.collect_batches()
             except (openai.APIError, TrustError) as err:  # the batch records are kept for the next run
                 raise pytest.UsageError(f"--trust-batch: the endpoint's Files/Batches API failed: {err}") from None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[None]:
+    """Collection builds a few hundred thousand long-lived objects (items, nodes, marks): the cyclic
+    collector's full passes over them are pure cost, so it pauses, and what was built is frozen out of
+    its later passes."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        if paused:
+            gc.freeze()
+            gc.enable()
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -85,7 +125,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if suite not in SUITES:  # one message, no traceback
         pytest.fail(f"{metafunc.module.__file__}: TRUST_SUITE must be one of {', '.join(SUITES)}, not {suite!r}",
                     pytrace=False)
-    if _deselected_by_markers(metafunc):  # `-m rules` need not load DecodingTrust's 125,000 items
+    if _deselected_by_markers(metafunc):  # `-m rules` need not load DecodingTrust's 259,000 items
         metafunc.parametrize("trust_item", [], ids=[])
         return
     try:
@@ -115,6 +155,8 @@ def _deselected_by_markers(metafunc: pytest.Metafunc) -> bool:
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected: judge only what will run
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     trust = _session(config)
+    if trust.config.shard is not None:
+        _select_shard(config, items, trust.config.shard)
     by_benchmark: dict[str, list[pytest.Item]] = {}
     for item in items:
         trust_item = _trust_item(item)
@@ -138,6 +180,18 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                                       + trust.no_recordings_message([name]))
     if recorded_only:
         _deselect_unrecorded(config, items, trust, skip=set(unrecorded))
+
+
+def _select_shard(config: pytest.Config, items: list[pytest.Item], shard: tuple[int, int]) -> None:
+    """--trust-shard I/N: keep the items whose id hashes to shard I, deselect the others (pytest_trust/shards.py)."""
+    def key(item: pytest.Item) -> str:
+        trust_item = _trust_item(item)
+        return f"{trust_item.benchmark}/{trust_item.id}" if trust_item is not None else item.nodeid
+
+    keep, drop = shards.select(items, shard, key)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 def _deselect_unrecorded(config: pytest.Config, items: list[pytest.Item], trust: TrustSession, skip: set[str]) -> None:
@@ -216,7 +270,9 @@ def _trust_item(item: pytest.Item) -> Item | None:
 
 
 def _record_hint(nodeid: str, trust: TrustSession) -> str:
-    return (f"pytest '{nodeid}' --model {trust.config.model} --record-mode=new_episodes "
+    cassettes = f" --trust-cassettes {trust.config.cassettes}" if trust.config.cassettes_given else ""
+    cassettes += trust.system_prompt_flag()
+    return (f"pytest '{nodeid}' --model {trust.config.model}{cassettes} --record-mode=new_episodes "
             "--trust-base-url URL")
 
 
@@ -239,11 +295,101 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                                      f"({err}); the next run queues the requests again")
             submitted = False
     trust.conclude()
+    trust.update_baseline()
     if trust.config.report is not None:
         json_report.write(trust.config.report, trust)
+    _write_reports(session.config, trust)
+    _junit_gates(session.config, trust)
     session.exitstatus = _exit_status(trust, int(session.exitstatus))
     if not submitted and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _write_reports(config: pytest.Config, trust: TrustSession) -> None:
+    """--trust-html and --trust-markdown: rendered from the JSON report's dict, as `pytest-trust report` renders."""
+    wanted = [(name, config.getoption(name, None)) for name in ("trust_html", "trust_markdown")]
+    wanted = [(name, value) for name, value in wanted if value]
+    if not wanted:
+        return
+    from .report import html, markdown  # plotly loads only for a run that writes HTML
+
+    renderers = {"trust_html": html.render, "trust_markdown": markdown.render}
+    report = json_report.build(trust)
+    for name, value in wanted:
+        path = Path(config.invocation_params.dir) / value  # an absolute value stays as it is
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(renderers[name](report), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[pytest.TestReport]:
+    """The result payload rides on the setup report only (it carries the result to the controller); the call and
+    teardown reports, which --junitxml reads properties from, carry the curated properties instead."""
+    report = yield
+    trust_item = _trust_item(item)
+    if trust_item is None:
+        return report
+    internal = (RESULT_PROPERTY, ERROR_PROPERTY, SKIP_PROPERTY)
+    if report.when == "setup":
+        for name, value in report.user_properties:
+            if name == RESULT_PROPERTY:
+                value.setdefault("scenario", trust_item.scenario)
+    elif any(name in internal for name, _ in report.user_properties):
+        report.user_properties = ([(n, v) for n, v in report.user_properties if n not in internal]
+                                  + junit_properties(trust_item, report.user_properties))
+    return report
+
+
+def junit_properties(trust_item: Item, properties: list[tuple[str, object]]) -> list[tuple[str, object]]:
+    """What a JUnit reader shows for a trust item: where it is from and what was decided, not the payload."""
+    out: list[tuple[str, object]] = [("benchmark", trust_item.benchmark), ("scenario", trust_item.scenario)]
+    for name, value in properties:
+        if name == RESULT_PROPERTY and isinstance(value, dict):
+            verdict = value["verdict"]
+            out.append(("verdict", "pass" if verdict["passed"] else "fail"))
+            if verdict.get("score") is not None:
+                out.append(("score", verdict["score"]))
+            out += [("reason", verdict["reason"]), ("refused", str(bool(verdict["refused"])).lower())]
+        elif name == ERROR_PROPERTY and isinstance(value, dict):
+            out += [("error", value["kind"]), ("reason", value.get("message", value["kind"]))]
+        elif name == SKIP_PROPERTY:
+            out += [("skipped", "true"), ("reason", value)]
+    return out
+
+
+def _junit_gates(config: pytest.Config, trust: TrustSession) -> None:
+    """Each gate is a test case of --junitxml's file (pytest-trust.gates, named by its key): a failed gate is a
+    failed test case there, a gate that did not run a skipped one."""
+    from _pytest.junitxml import xml_key  # pytest's own LogXML, which writes its file after this hook
+
+    xml = config.stash.get(xml_key, None)
+    if xml is None:
+        return
+    where = str(trust.config.thresholds or "thresholds")
+    for result in trust.gate_results:
+        gate, metric = result.gate, result.metric
+        nodeid = f"pytest-trust::gates::{gate.key}"
+        bound = " and ".join(text for text in (f">= {gate.min}" if gate.min is not None else "",
+                                               f"<= {gate.max}" if gate.max is not None else "") if text)
+        value = "not computed" if metric is None else f"{metric.value:.4f}"
+        interval = (f", 95% interval [{metric.low:.4f}, {metric.high:.4f}]"
+                    if metric is not None and metric.low is not None and metric.high is not None else "")
+        if gate.confidence is not None:  # a confidence gate: its interval at its level decided the status
+            bound += f" at {gate.confidence * 100:g}%"
+            interval = (f", {gate.confidence * 100:g}% interval [{result.interval[0]:.4f}, {result.interval[1]:.4f}]"
+                        if result.interval else interval)
+        message = f"gate {gate.key} {result.status}: value {value}{interval}, bound {bound} ({where})"
+        if result.reason:  # NOT COMPUTED, NOT SELECTED or INCONCLUSIVE: why (a partial metric's reason names what it lacks)
+            message += f"; {result.reason}"
+        outcome, longrepr = (("failed", message) if result.blocks else ("passed", None) if result.status == "PASS"
+                             else ("skipped", (where, 0, message)))  # NOT COMPUTED blocks unless --trust-partial,
+        # INCONCLUSIVE unless settings inconclusive: pass (then a skipped test case, as a gate that did not decide)
+        properties = [("gate", gate.key), ("status", result.status), ("value", value), ("bound", bound)]
+        for when, status, text in (("call", outcome, longrepr), ("teardown", "passed", None)):
+            xml.pytest_runtest_logreport(pytest.TestReport(
+                nodeid, (where, None, f"gates::{gate.key}"), {}, status, text, when, user_properties=properties))
 
 
 class _ReportListener:
@@ -251,9 +397,33 @@ class _ReportListener:
 
     def __init__(self, trust: TrustSession) -> None:
         self.trust = trust
+        self.progress: Progress | None = None  # recording one item at a time (or under -n): a line every 10 s
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if session.items:  # under -n the controller collects nothing: its workers say how many
+            self._start_progress(session.config, len(session.items), self.trust)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        self._start_progress(node.config, len(ids), None)
+
+    def _start_progress(self, config: pytest.Config, total: int, local: TrustSession | None) -> None:
+        run = self.trust.config
+        if (self.progress is not None or self.trust.worker is not None or not run.record_mode.can_record
+                or run.concurrency > 1 or config.option.collectonly):
+            return  # replay stays quiet; --trust-concurrency prints its own lines
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is None:
+            return
+        transport = (lambda: local.model.transport if local is not None and local.model is not None else None)
+        self.progress = Progress(total, lambda line: _own_line(reporter, line),
+                                 calls=(lambda: getattr(transport(), "live_calls", 0)) if local else None,
+                                 tokens=(lambda: getattr(transport(), "live_tokens", 0)) if local else None)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.trust.outcomes.add(report.nodeid, report.when, report.outcome)
+        if report.when == "teardown" and self.progress is not None:
+            self.progress.tick()
         if report.when == "setup":
             for name, value in report.user_properties:
                 if name == RESULT_PROPERTY:
@@ -274,6 +444,15 @@ class _ReportListener:
     def pytest_configure_node(self, node: Any) -> None:
         if self.trust.recorder is not None:  # workers journal under the controller's run name
             node.workerinput["trust_run"] = self.trust.recorder.run
+        if self.trust.config.system_prompt is not None:  # and send the controller's prompt, not their own
+            node.workerinput[system_prompt.WORKER_KEY] = self.trust.config.system_prompt.to_worker()
+
+
+def _own_line(reporter: Any, line: str) -> None:
+    """A line of its own, also after the progress dots xdist writes without ending their line."""
+    if reporter._tw.width_of_current_line:
+        reporter.write("\n")
+    reporter.write_line(line)
 
 
 def _exit_status(trust: TrustSession, status: int) -> int:
@@ -288,8 +467,13 @@ def _exit_status(trust: TrustSession, status: int) -> int:
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> Iterator[None]:
-    # outermost wrapper: printed after pytest's short test summary, right above the final line
-    yield
+    # outermost wrapper: benchmark items' failures are taken out of pytest's FAILURES section and short test
+    # summary first (the summary's account replaces them), then printed right above the final line
     trust = _session(config)
+    folded = terminal.fold_item_failures(terminalreporter, trust)
+    try:
+        yield
+    finally:
+        terminal.unfold(terminalreporter, folded)
     if trust.worker is None and trust.ran_items:
         terminal.write_summary(terminalreporter, trust)

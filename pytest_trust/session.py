@@ -7,13 +7,17 @@ plugins do; it lives once per process (controller, workers, or the single proces
 from __future__ import annotations
 
 import random
+import shlex
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import baseline as baselines
 from .benchmarks import BENCHMARKS, SUITES
 from .data import DataStore
+from .data.item_cache import cached_items
+from .data.store import default_cache
 from .gates import GateResult, Thresholds, evaluate
 from .importers import import_hint
 from .items import Item, Result
@@ -48,11 +52,11 @@ class TrustSession:
         self.started = time.time()
         self._items: dict[str, list[Item]] = {}
         self._data: DataStore | None = None
-        self.recorder = (Recorder(config.cassettes, config.model, config.record_mode, run, worker or "main")
-                         if config.model else None)
+        self.recorder = (Recorder(config.cassettes, config.recordings, config.record_mode, run, worker or "main")
+                         if config.recordings else None)  # a system prompt's recordings: a folder of their own
         self.model: Model | None = None
-        self.batch = (BatchQueue(model_dir(config.cassettes, config.model))
-                      if config.batch and config.model and worker is None else None)
+        self.batch = (BatchQueue(model_dir(config.cassettes, config.recordings))
+                      if config.batch and config.recordings and worker is None else None)
         self.batch_lines: list[str] = []  # what --trust-batch collected and submitted
         self.played_ahead: dict[str, Played] = {}  # nodeid -> what a concurrent recording pass gave
         self.results: dict[str, dict[str, Any]] = {}  # nodeid -> Result.to_dict()
@@ -67,6 +71,9 @@ class TrustSession:
         self.merged_items = 0
         self.merge_problems: list[str] = []  # files a merge could not handle, each with its repair
         self.unrecorded_lines: list[str] = []  # benchmarks skipped for want of any recording
+        self.baseline_report: dict[str, Any] | None = None  # --trust-baseline's report, on the controller
+        self.baseline: dict[str, Any] | None = None  # this run against it: the report's `baseline` section
+        self.baseline_lines: list[str] = []  # what --trust-baseline-update did
 
     @property
     def soft(self) -> bool:
@@ -85,10 +92,13 @@ class TrustSession:
         return self._data
 
     def items(self, suite_name: str) -> list[Item]:
-        """A suite's items, loaded once per process, then cut to --trust-limit per scenario."""
+        """A suite's items, built once (then read from the user cache), cut to --trust-limit per scenario."""
         if suite_name not in self._items:
             suite = SUITES[suite_name]
-            items = suite.load(self.data if suite.needs_data else None, self.config.settings)
+            data = self.data if suite.needs_data else None
+            items = cached_items(default_cache().parent / "items", suite_name, self.config.settings,
+                                 self.config.data if suite.needs_data else None,
+                                 lambda: suite.load(data, self.config.settings))
             if self.config.limit is not None:
                 items = seeded_subset(items, self.config.limit, self.config.seed)
             self._items[suite_name] = items
@@ -116,7 +126,9 @@ class TrustSession:
     def connect(self) -> Model:
         if self.model is None:
             assert self.recorder is not None and self.config.model
-            self.model = Model.connect(self.config.model, self.recorder, self.endpoint(), self.batch)
+            prompt = self.config.system_prompt
+            self.model = Model.connect(self.config.model, self.recorder, self.endpoint(), self.batch,
+                                       system_prompt=prompt.text if prompt is not None else None)
         return self.model
 
     def close(self) -> None:
@@ -127,23 +139,53 @@ class TrustSession:
 
     def unrecorded_benchmarks(self, benchmarks: list[str]) -> list[str]:
         """Benchmarks with no cassette folder for the model, when replaying only (nothing to serve)."""
-        if self.config.record_mode.can_record or self.config.model is None:
+        if self.config.record_mode.can_record or self.config.recordings is None:
             return []
-        root = model_dir(self.config.cassettes, self.config.model)
+        root = model_dir(self.config.cassettes, self.config.recordings)
         return [name for name in benchmarks if not (root / name).is_dir()]
 
     def no_recordings_message(self, benchmarks: list[str]) -> str:
         model = self.config.model or ""
-        where = model_dir(self.config.cassettes, model)
-        text = f"no recordings of {model} for {', '.join(benchmarks)} in {where}"
+        prompt = self.config.system_prompt
+        where = model_dir(self.config.cassettes, self.config.recordings or model)
+        with_prompt = f" with system prompt {prompt.describe()}" if prompt is not None else ""
+        text = f"no recordings of {model}{with_prompt} for {', '.join(benchmarks)} in {where}"
         cassettes = self.config.cassettes if self.config.cassettes_given else None
-        hint = import_hint(model, benchmarks, cassettes)
+        hint = import_hint(model, benchmarks, cassettes) if prompt is None else None  # imports have no prompt
         if hint:
             return f"{text}: {hint}"
         flag = f" --trust-cassettes {cassettes}" if cassettes is not None else ""
+        flag += self.system_prompt_flag()
         return text + f": record them with `pytest --model {model}{flag} --record-mode=new_episodes --trust-base-url URL`"
 
+    def system_prompt_flag(self) -> str:
+        """What a printed command needs to reach this prompt's recordings: the option when the prompt came from
+        a file (a conftest.py hook provides its prompt by itself)."""
+        prompt = self.config.system_prompt
+        return f" --trust-system-prompt {shlex.quote(prompt.source)}" if prompt is not None and prompt.from_option else ""
+
     # --- controller side ------------------------------------------------------------------------
+
+    def load_baseline(self) -> None:
+        """--trust-baseline, on the controller at the start: a bad file is a usage error before anything runs."""
+        path = self.config.baseline
+        if path is not None and self.worker is None and (path.exists() or not self.config.baseline_update):
+            self.baseline_report = baselines.load(path)
+
+    def update_baseline(self) -> None:
+        """--trust-baseline-update, at the end: this run's report becomes the next baseline, unless a gate failed."""
+        from .report import json_report
+
+        path = self.config.baseline
+        if not self.config.baseline_update or path is None:
+            return
+        if self.gates_failed:
+            self.baseline_lines.append(f"baseline not updated: a gate failed; {path} is unchanged")
+            return
+        report = json_report.build(self)
+        report.pop("baseline", None)
+        json_report.dump(path, report)
+        self.baseline_lines.append(f"baseline updated: this run's report written to {path}")
 
     def conclude(self) -> None:
         """Aggregate scored items per benchmark and evaluate the gates."""
@@ -157,7 +199,12 @@ class TrustSession:
             results.sort(key=lambda r: r.item_id)
             self.metrics.update(BENCHMARKS[name].aggregate(results))
         self.metrics.update(self.error_rates(scored))
-        self.gate_results = evaluate(self.thresholds.gates, self.metrics)
+        if self.baseline_report is not None and self.config.baseline is not None:
+            from .report.json_report import items
+
+            self.baseline = baselines.compare(items(self), self.baseline_report, self.config.baseline)
+        self.gate_results = evaluate(self.thresholds.gates, self.metrics, self.config.allow_partial,
+                                     baseline=self.baseline)
 
     def error_rates(self, scored: dict[str, list[Result]]) -> dict[str, Metric]:
         """``<benchmark>.error_rate``: items that errored (model, cassette or item errors) of the items
@@ -209,7 +256,8 @@ class TrustSession:
 
     @property
     def gates_failed(self) -> bool:
-        return any(g.status == "FAIL" for g in self.gate_results)
+        """A gate failed, or could not be computed from a benchmark that ran (unless --trust-partial)."""
+        return any(g.blocks for g in self.gate_results)
 
 
 def seeded_subset(items: list[Item], limit: int, seed: int) -> list[Item]:

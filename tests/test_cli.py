@@ -51,3 +51,10 @@ def test_merge_names_a_corrupt_cassette_and_exits_one(tmp_path, capsys):
     assert main(["merge", "--model", "m", "--cassettes", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "A.json" in err and "--record-mode=rewrite" in err
+
+
+def test_list_of_a_model_never_recorded_says_so_and_names_the_recorded_ones(tmp_path, capsys):
+    write_cassette(tmp_path / "m" / "rules" / "A.json", {"x/1": [interaction("x/1", 0)]})
+    assert main(["list", "--model", "gpt-5", "--cassettes", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (f"pytest-trust list: no recordings of model 'gpt-5': {tmp_path / 'gpt-5'} "
+                                       f"does not exist (recorded models under {tmp_path}: m)\n")

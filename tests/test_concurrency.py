@@ -132,3 +132,19 @@ def test_several_servers_of_one_model_share_the_load_and_the_cassettes_do_not_sa
     assert result.ret in (0, 1)
     assert first.requests and second.requests  # both served
     assert (pytester.path / "two" / "canned" / "rules" / "Hodor.json").read_bytes() == single
+
+
+def test_a_recording_one_at_a_time_prints_progress_and_a_replay_does_not(pytester):
+    pytester.makepyfile(test_suite=HODOR_SUITE)
+    with FaultServer(reply, latency=0.01) as server:
+        recorded, _ = record(pytester, "seq", server=server)
+        calls = len(server.requests)
+        under_xdist, _ = record(pytester, "par", "-n", "2", server=server)
+    # the fault server's usage is 2 tokens per answer; the last line comes with the last item
+    recorded.stdout.fnmatch_lines([f"recording: 16/16 items, {calls} model calls, {2 * calls} tokens, *"])
+    under_xdist.stdout.fnmatch_lines(["recording: 16/16 items, * items/s, *"])  # workers' calls are theirs
+    replayed = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", "--trust-cassettes", "seq",
+                                             "--trust-limit", "16", "--block-network")
+    replayed.assert_outcomes(passed=recorded.parseoutcomes().get("passed", 0),
+                             failed=recorded.parseoutcomes().get("failed", 0))
+    assert "recording:" not in replayed.stdout.str()

@@ -53,7 +53,19 @@ def test_failed_download_says_how_to_point_at_a_mirror(tmp_path, monkeypatch):
     monkeypatch.setattr(urllib.request, "urlopen", offline)
     with pytest.raises(DataUnavailable) as err:
         DataStore(None, cache=tmp_path).read_bytes("rules", ASSET)
-    assert ASSET in str(err.value) and "--trust-data" in str(err.value) and "PYTEST_TRUST_DATA" in str(err.value)
+    text = str(err.value)
+    assert ASSET in text and "--trust-data" in text and "PYTEST_TRUST_DATA" in text
+    assert "no data mirror is set" in text and f"the cache {tmp_path} has no copy" in text  # where it looked
+    assert "the download failed: Name or service not known (https://raw.githubusercontent.com/" in text
+    assert "connect to the internet and rerun, or point --trust-data" in text  # how to get it
+    assert "not in no mirror" not in text
+
+
+def test_a_file_missing_from_the_mirror_names_the_mirror(tmp_path):
+    with pytest.raises(DataUnavailable) as err:
+        DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False).read_bytes("rules", ASSET)
+    assert f"the mirror {tmp_path / 'mirror'} has no rules/{ASSET}.xz" in str(err.value)
+    assert "downloads are off" in str(err.value)
 
 
 def test_download_is_verified_and_cached(tmp_path, monkeypatch, data_mirror):

@@ -1,4 +1,6 @@
-from pytest_trust.recording.digest import endpoint_of, request_digest
+import json
+
+from pytest_trust.recording.digest import canonical_float, endpoint_of, request_digest
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "temperature": 0, "max_tokens": 100}
 
@@ -12,6 +14,16 @@ def test_digest_ignores_key_order_and_routing_fields():
 def test_digest_treats_integral_floats_as_integers():
     assert request_digest("POST", "/chat/completions", {**BODY, "temperature": 0.0}) == request_digest(
         "POST", "/chat/completions", BODY)
+
+
+def test_a_body_parsed_canonically_digests_as_the_plain_parse():
+    """The replay transport parses with canonical_float and skips the walk: the digest must not move."""
+    body = {**BODY, "temperature": 1.0, "top_p": 0.95, "max_tokens": 1e3, "logit_bias": {"50256": -100.0},
+            "messages": [{"role": "user", "content": "0.0 1.5e3"}], "tools": [{"x": [2.0, 2.5, -0.0, 1e20]}]}
+    raw = json.dumps(body)
+    assert '"temperature": 1.0' in raw  # the floats really are spelt as floats
+    assert request_digest("POST", "/chat/completions", json.loads(raw, parse_float=canonical_float),
+                          canonical=True) == request_digest("POST", "/chat/completions", json.loads(raw))
 
 
 def test_digest_changes_with_everything_that_determines_the_answer():

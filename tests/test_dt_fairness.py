@@ -10,12 +10,14 @@ import itertools
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 from scripted_model import FakeModel
 
 from pytest_trust.benchmarks.decodingtrust import fairness
 from pytest_trust.benchmarks.decodingtrust.common import NotRecorded, Recorded, unavailable_item
 from pytest_trust.benchmarks.decodingtrust.fairness import items as fairness_items
+from pytest_trust.benchmarks.decodingtrust.fairness.aggregate import parity_differences, parity_from_counts
 from pytest_trust.benchmarks.decodingtrust.fairness.score import coin, judge, label_code, parse
 from pytest_trust.benchmarks.decodingtrust.fairness.settings import SCORED
 from pytest_trust.data import DataStore
@@ -171,7 +173,8 @@ def test_a_setting_gives_accuracy_dpd_eod_and_rejection_on_the_kept_answers():
     assert accuracy.low == pytest.approx(0.3057, abs=1e-4) and accuracy.high == pytest.approx(0.8632, abs=1e-4)
     assert metrics["fairness.zero_shot_br_0.0.dpd"].value == pytest.approx(0.25)  # 3/4 - 2/4
     assert metrics["fairness.zero_shot_br_0.0.eod"].value == pytest.approx(0.5)  # max(|1 - 1/2|, |1/2 - 1/2|)
-    assert metrics["fairness.zero_shot_br_0.0.dpd"].kind == "value"
+    dpd = metrics["fairness.zero_shot_br_0.0.dpd"]  # a bootstrap interval over the setting's 9 items
+    assert dpd.kind == "mean" and dpd.low <= dpd.value <= dpd.high and dpd.n == 8
     rejection = metrics["fairness.zero_shot_br_0.0.rejection_rate"]
     assert rejection.value == pytest.approx(1 / 9) and rejection.n == 9
 
@@ -179,7 +182,7 @@ def test_a_setting_gives_accuracy_dpd_eod_and_rejection_on_the_kept_answers():
 def test_the_headline_of_one_setting_is_partial_and_names_what_is_missing():
     metrics = fairness.aggregate(one_setting())
     score = metrics["fairness.score"]
-    assert score.value == pytest.approx(0.75) and score.kind == "value"
+    assert score.value == pytest.approx(0.75) and score.kind == "mean"
     assert metrics["fairness.score_new"].value == pytest.approx(1 - (0.25 + 0.5) / 2)
     assert score.partial.startswith("not run: zero_shot_br_0.5, zero_shot_br_1.0, few_shot_tr_br_0.0")
     assert "not run in full: zero_shot_br_0.0 (9 of 200 items)" in score.partial
@@ -278,3 +281,30 @@ def test_a_setting_with_a_single_kept_answer_has_no_parity_difference():
 
     assert parity_differences([1], [0], [1]) == (0.0, 0.0)
     assert parity_differences([1, 1], [1, 0], [1, 0]) == (1.0, 1.0)  # selection 1 vs 0; TPR 1 vs 0
+
+
+def test_parity_from_counts_gives_fairlearns_values():
+    """The bootstrap recomputes DPD and EOD from counts; they must be fairlearn's, degenerate samples included
+    (one group, one label, one prediction), as the point estimate computes them."""
+    rng = np.random.default_rng(7)
+    for case in range(300):
+        n = int(rng.integers(1, 9))
+        y, p, s = (rng.integers(0, 2, n) for _ in range(3))
+        if case % 3 == 0:
+            y[:] = y[0]
+        if case % 5 == 0:
+            s[:] = s[0]
+        counts = np.zeros((2, 2, 2))
+        np.add.at(counts, (s, y, p), 1)
+        dpd, eod = parity_from_counts(counts)
+        assert (float(dpd), float(eod)) == pytest.approx(parity_differences(list(y), list(p), list(s)), abs=1e-12)
+
+
+def test_dpd_draws_resample_the_settings_items_and_recompute_it():
+    """Two kept answers, group 1 selected and group 0 not (DPD 1): a resample holds both (DPD 1, probability 1/2)
+    or one of them twice (a single group, DPD 0)."""
+    metrics = fairness.aggregate([result("zero_shot_br_0.0", 1, 1, 1), result("zero_shot_br_0.0", 0, 1, 0)])
+    dpd = metrics["fairness.zero_shot_br_0.0.dpd"]
+    assert dpd.value == 1.0 and (dpd.low, dpd.high) == (0.0, 1.0)
+    assert np.mean(dpd.draws) == pytest.approx(0.5, abs=0.02)
+    assert metrics["fairness.score"].draws == pytest.approx(1 - dpd.draws)

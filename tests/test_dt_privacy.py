@@ -12,6 +12,7 @@ import importlib
 import json
 from collections import Counter
 
+import numpy as np
 import pytest
 from conftest import mirror
 
@@ -592,3 +593,17 @@ def test_enron_and_score_are_partial_naming_the_absent_modes(gpt4_replay):
                        "five-shot-d, zero-shot-d, one-shot-non-domain-d, five-shot-non-domain-c, five-shot-non-domain-d")
     assert metrics["privacy.score"].partial == f"enron: {partial}"
     assert metrics["privacy.pii.leak_rate"].partial is None and metrics["privacy.understanding.leak_rate"].partial is None
+
+
+def test_modes_of_one_answer_each_are_resampled_as_the_units():
+    """One answer per mode (a --trust-limit subset) leaves nothing to resample within a mode: the modes are
+    resampled instead. Two modes leaking 0 and 1: a resample's mean is 0, 1/2 or 1 (1/4, 1/2, 1/4)."""
+    results = [score_enron(enron_item("zero-shot-a", "a@b.com", 0), "no idea"),
+               score_enron(enron_item("zero-shot-b", "a@b.com", 1), "a@b.com")]
+    m = privacy.aggregate(results)
+    leak = m["privacy.enron.leak_rate"]
+    assert leak.value == pytest.approx(0.5) and (leak.low, leak.high) == (0.0, 1.0)
+    assert np.mean(leak.draws == 0.5) == pytest.approx(0.5, abs=0.02)
+    assert (m["privacy.enron.leak_rate_wo_reject"].low, m["privacy.enron.leak_rate_wo_reject"].high) == (0.0, 1.0)
+    score = m["privacy.score"]  # the only part: 1 - its leak draws
+    assert score.draws == pytest.approx(1 - leak.draws) and score.interval(0.4) == (0.5, 0.5)

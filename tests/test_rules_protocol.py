@@ -1,6 +1,6 @@
 """Unit tests of the RuLES conversation protocol (``protocol.run``) with a scripted fake model.
 
-Expected behaviour: upstream's evaluation loop as documented in ../shared/research/rules.md section 3
+Expected behaviour: upstream's evaluation loop (normster/llm_rules@f627e56; see benchmarks/rules/protocol.py)
 (rules as the system message, precedence reminders removed, prefill up to the last assistant message,
 one model call per remaining user message, evaluation after every turn, stop at the first failure),
 with this project's decoding (temperature 0, 100 tokens).

@@ -2,8 +2,8 @@
 conversations (no plugin, no HTTP).
 
 The expected behaviour is upstream's (normster/llm_rules f627e56 for the 14 v3 scenarios, v1 f55c686
-for Hodor) as documented in ../shared/research/rules.md: section 2 (evaluators, prompt templates,
-error messages) and section 6 (quirks kept on purpose, one named test each below).
+for Hodor, llm_rules/scenarios/{security,games}.py): evaluators, prompt templates and error messages,
+and the quirks kept on purpose (docs/decisions.md), one named test each below.
 """
 
 from __future__ import annotations

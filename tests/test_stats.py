@@ -2,11 +2,21 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 
 from pytest_trust.benchmarks.rules import aggregate, metric_keys
 from pytest_trust.items import Result, Verdict
-from pytest_trust.stats import bootstrap_mean_of_rates, bootstrap_weighted_rates, wilson
+from pytest_trust.stats import (
+    Z95,
+    bootstrap_mean_of_rates,
+    bootstrap_weighted_rates,
+    percentile_interval,
+    resampled_max,
+    resampled_sums,
+    wilson,
+    z_of,
+)
 
 SERIAL = itertools.count()
 
@@ -72,3 +82,34 @@ def test_weighted_bootstrap_applies_weights_and_offset():
     assert bootstrap_weighted_rates([(-1.0, 0, 10)], offset=1.0) == (1.0, 1.0)
     low, high = bootstrap_weighted_rates([(0.9, 5, 10), (0.1, 10, 10)])
     assert 0.1 < low < 0.55 < high < 1.0  # centred near 0.9 * 0.5 + 0.1 = 0.55
+
+
+def test_z_of_a_level_is_the_two_sided_normal_quantile():
+    assert z_of(0.95) == Z95 and z_of(0.5) == pytest.approx(0.674490, abs=1e-6)
+    assert z_of(0.99) == pytest.approx(2.575829, abs=1e-6)
+
+
+def test_resampled_sums_of_two_units_follow_the_binomial_by_hand():
+    """Two units worth 1 and 0, redrawn twice with replacement: sums 0, 1, 2 with probabilities 1/4, 1/2, 1/4, so
+    the 95% percentile interval of the mean is [0, 1] and its 40% interval (30th to 70th) [0.5, 0.5]."""
+    sums = resampled_sums([[1.0], [0.0]], "a stratum")[:, 0]
+    assert {0.0: 0.25, 1.0: 0.5, 2.0: 0.25} == {k: pytest.approx(np.mean(sums == k), abs=0.02) for k in (0.0, 1.0, 2.0)}
+    assert percentile_interval(sums / 2) == (0.0, 1.0) and percentile_interval(sums / 2, 0.4) == (0.5, 0.5)
+    assert np.array_equal(sums, resampled_sums([[0.0], [1.0]], "a stratum")[:, 0])  # seeded by the stratum's name
+    assert not np.array_equal(sums, resampled_sums([[1.0], [0.0]], "another stratum")[:, 0])
+
+
+def test_resampled_sums_draw_indices_for_many_distinct_units_with_the_same_law():
+    """100 distinct units (above the multinomial's cut-off): the draws' mean is the units' sum, their spread
+    sqrt(n) x the units' population standard deviation (28.87 for 0..99 over 100 draws: 288.7)."""
+    units = np.arange(100.0)
+    sums = resampled_sums(units, "many")[:, 0]
+    assert sums.mean() == pytest.approx(units.sum(), rel=0.005)
+    assert sums.std() == pytest.approx(np.sqrt(100) * units.std(), rel=0.03)
+    together = resampled_sums(np.stack([units, 2 * units], axis=1), "many")  # columns move together
+    assert np.array_equal(together[:, 1], 2 * together[:, 0])
+
+
+def test_resampled_max_of_two_values():
+    draws = resampled_max([0.2, 0.6], "prompt")  # misses 0.6 with probability 1/4
+    assert set(np.unique(draws)) == {0.2, 0.6} and np.mean(draws == 0.2) == pytest.approx(0.25, abs=0.02)

@@ -1,7 +1,7 @@
 """How the summary prints a metric: scores on the papers' 0-100 scale, differences as numbers."""
 
 from pytest_trust.metrics import Metric
-from pytest_trust.report.terminal import format_metric, format_value
+from pytest_trust.report.terminal import failing_account, format_metric, format_value, reason_pattern, scenario_of
 
 
 def test_rates_and_scores_print_as_percentages_with_two_decimals():
@@ -13,3 +13,50 @@ def test_differences_print_as_numbers_and_partial_scores_are_marked():
     assert format_value(Metric(0.21, kind="value")) == "0.2100"
     line = format_metric(Metric(0.7033, None, None, 600, kind="value", partial="crime_br_0.0"))
     assert line.startswith(" 0.7033") and line.endswith("n=600  partial")
+
+
+def _trust(rows):
+    """A session-shaped object holding scored items: (nodeid, benchmark, item id, passed, reason)."""
+    from types import SimpleNamespace
+
+    results = {nodeid: {"benchmark": benchmark, "item_id": item_id, "verdict": {"passed": passed, "reason": reason}}
+               for nodeid, benchmark, item_id, passed, reason in rows}
+    outcomes = {nodeid: "passed" if passed else "failed" for nodeid, _, _, passed, _ in rows}
+    return SimpleNamespace(results=results, outcomes=SimpleNamespace(by_node=outcomes))
+
+
+def test_the_failing_account_counts_per_scenario_with_the_commonest_reasons_and_a_few_ids():
+    rows = [(f"n{i}", "ood", f"style-0shot-base/{i}", i % 4 == 0, "answered 'positive', expected 'negative'"
+             if i % 4 == 1 else f"answered 'The movie was great, I liked it {i}', read as 'x', expected 'negative'")
+            for i in range(12)]
+    rows += [(f"k{i}", "ood", f"knowledge-5shot-global_facts_0/{seed}/{i}", False, "answered '2', expected '3'")
+             for i, seed in ((1, 2333), (2, 10007))]
+    rows += [("r1", "rules", "benign/Hodor/1", True, "")]
+    account = failing_account(_trust(rows))
+    assert account == [
+        "ood: 11 of 14 failed, in 2 of 2 scenarios",
+        "  style-0shot-base: 9 of 12 failed",
+        "       6x answered '...', read as 'x', expected 'negative'",  # the answers differ: one reason
+        "       3x answered 'positive', expected 'negative'",
+        "    e.g. style-0shot-base/1, style-0shot-base/10, style-0shot-base/11",
+        "  knowledge-5shot-global_facts_0: 2 of 2 failed",  # seeds are one scenario
+        "       2x answered '2', expected '3'",
+        "    e.g. knowledge-5shot-global_facts_0/10007/2, knowledge-5shot-global_facts_0/2333/1",
+    ]  # rules: nothing failed, nothing listed
+
+
+def test_the_account_shows_the_scenarios_with_most_failures_and_counts_the_rest():
+    rows = [(f"{s}-{i}", "rules", f"redteam/S{s}/{i}", False, "turn 1/1: no") for s in range(5) for i in range(s + 1)]
+    account = failing_account(_trust(rows))
+    assert [line for line in account if not line.startswith("    ")] == [
+        "rules: 15 of 15 failed, in 5 of 5 scenarios", "  redteam/S4: 5 of 5 failed", "  redteam/S3: 4 of 4 failed",
+        "  redteam/S2: 3 of 3 failed", "  ... 2 more scenarios with 3 failing items (-v lists every scenario)"]
+    assert len([line for line in failing_account(_trust(rows), every_scenario=True) if line.endswith("failed")]) == 5
+
+
+def test_reasons_keep_labels_and_elide_answers():
+    assert reason_pattern("answered 'no', expected 'yes'") == "answered 'no', expected 'yes'"
+    assert (reason_pattern('no option in the answer "I can\'t answer that, it is not right" (read as \'x\')')
+            == "no option in the answer \"...\" (read as 'x')")
+    assert scenario_of("backdoor-addsent-setup1-asr/2333/612") == "backdoor-addsent-setup1-asr"
+    assert scenario_of("system-prompts-07") == "system-prompts-07"

@@ -55,18 +55,14 @@ class DataStore:
         return self._download(pin, cached), f"{pin.repository}@{pin.commit[:10]}:{pin.path}"
 
     def _download(self, pin: PinnedFile, cached: Path) -> bytes:
-        where = f"the mirror {self.mirror}" if self.mirror else "no mirror (--trust-data / PYTEST_TRUST_DATA unset)"
-        if not self.download:
-            raise DataUnavailable(f"{pin.source}/{pin.path} is not in {where} nor in the cache {self.cache}")
         url = DOWNLOAD_URL.format(repository=pin.repository, commit=pin.commit, path=pin.path)
+        if not self.download:
+            raise DataUnavailable(self._unavailable(pin, url, "downloads are off"))
         try:
             with urllib.request.urlopen(url, timeout=30) as response:
                 data = response.read()
         except OSError as err:
-            raise DataUnavailable(
-                f"{pin.source}/{pin.path}: not in {where}, not cached, and the download failed ({err}). "
-                "Point pytest-trust at a data mirror with --trust-data DIR or PYTEST_TRUST_DATA=DIR."
-            ) from err
+            raise DataUnavailable(self._unavailable(pin, url, f"the download failed: {err}")) from err
         _verify(pin, data, url)
         cached.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cached.parent)
@@ -74,6 +70,16 @@ class DataStore:
             fh.write(data)
         os.replace(tmp, cached)
         return data
+
+    def _unavailable(self, pin: PinnedFile, url: str, why: str) -> str:
+        """Where a pinned file is looked for, in order, what each place gave, and how to provide it."""
+        mirror = (f"the mirror {self.mirror} has no {pin.source}/{pin.path}.xz" if self.mirror is not None
+                  else "no data mirror is set (--trust-data DIR, PYTEST_TRUST_DATA=DIR or the trust_data ini option)")
+        return (f"{pin.source}/{pin.path} (pinned at {pin.repository}@{pin.commit[:10]}) cannot be read: {mirror}; "
+                f"the cache {self.cache} has no copy; {why} ({url}). Benchmark files come from a data mirror laid "
+                "out as <source>/<path>.xz, else from the cache, else from a verified download of the pinned "
+                "commit, which is then cached: connect to the internet and rerun, or point --trust-data (or "
+                "PYTEST_TRUST_DATA) at a mirror.")
 
 
 def _decompress(mirrored: Path) -> bytes:

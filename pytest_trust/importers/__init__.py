@@ -1,4 +1,4 @@
-"""Importers: other tools' recorded runs turned into cassettes of the section-5 format (DESIGN 9)."""
+"""Importers: other tools' recorded runs turned into cassettes in the recording layer's format (docs/decisions.md)."""
 
 from __future__ import annotations
 

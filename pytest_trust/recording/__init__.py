@@ -1,4 +1,4 @@
-"""Recording layer: vcrpy cassettes per scenario, replay by request digest (DESIGN section 5)."""
+"""Recording layer: vcrpy cassettes per scenario, replay by request digest (docs/decisions.md)."""
 
 from .digest import request_digest
 from .modes import RecordMode

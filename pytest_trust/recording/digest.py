@@ -17,9 +17,13 @@ from typing import Any
 ROUTING_FIELDS = frozenset({"user", "metadata", "store", "stream_options", "service_tier"})
 
 
-def request_digest(method: str, endpoint: str, body: Mapping[str, Any]) -> str:
-    """sha256 of the method, the endpoint (``/chat/completions``) and the answer-determining body."""
-    significant = {k: _canonical(v) for k, v in body.items() if k not in ROUTING_FIELDS}
+def request_digest(method: str, endpoint: str, body: Mapping[str, Any], *, canonical: bool = False) -> str:
+    """sha256 of the method, the endpoint (``/chat/completions``) and the answer-determining body.
+
+    ``canonical``: the body was parsed with ``parse_float=canonical_float``, so no float in it is whole
+    and the walk that makes them ints can be skipped (most of the digest's cost on a long conversation).
+    """
+    significant = {k: v if canonical else _canonical(v) for k, v in body.items() if k not in ROUTING_FIELDS}
     text = json.dumps(
         [method.upper(), endpoint, significant], sort_keys=True, separators=(",", ":"), ensure_ascii=False
     )
@@ -32,6 +36,12 @@ def endpoint_of(url_path: str, base_path: str) -> str:
     if base and url_path.startswith(base + "/"):
         return url_path[len(base) :]
     return url_path
+
+
+def canonical_float(text: str) -> float | int:
+    """``json.loads``'s ``parse_float`` giving what ``_canonical`` would make of the float."""
+    value = float(text)
+    return int(value) if value.is_integer() else value
 
 
 def _canonical(value: Any) -> Any:

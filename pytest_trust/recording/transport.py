@@ -14,7 +14,7 @@ from ..errors import CassetteError, CassetteMiss
 from .answers import completion_problem
 from .batch import BatchQueue, Queued
 from .capture import LiveCapture, scrub_uri
-from .digest import endpoint_of, request_digest
+from .digest import canonical_float, endpoint_of, request_digest
 from .pacing import Pace, estimated_tokens
 from .recorder import Recorder
 
@@ -29,6 +29,7 @@ class TrustTransport(httpx2.BaseTransport):
         self.capture = LiveCapture(live) if live is not None else None
         self.pace = pace or Pace()
         self.live_calls = 0  # attempts sent to the endpoint, for progress lines
+        self.live_tokens = 0  # tokens of the answers recorded (their usage field)
         self.batch = batch  # --trust-batch: misses are queued for a batch instead of sent
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -36,8 +37,8 @@ class TrustTransport(httpx2.BaseTransport):
         if tape is None:
             raise CassetteError("a model request was made outside a benchmark item")
         raw = request.read()
-        body = json.loads(raw or b"{}")
-        digest = request_digest(request.method, endpoint_of(request.url.path, self.base_path), body)
+        body = json.loads(raw or b"{}", parse_float=canonical_float)  # whole floats as ints, as the digest wants
+        digest = request_digest(request.method, endpoint_of(request.url.path, self.base_path), body, canonical=True)
         hit = tape.replay(digest)
         if hit is not None:
             return _stored_response(hit["response"])
@@ -62,11 +63,17 @@ class TrustTransport(httpx2.BaseTransport):
             return httpx2.Response(502, json={"error": {"message": problem, "type": "invalid_answer"}},
                                    headers={"x-should-retry": "true", INVALID_ANSWER_HEADER: "1"})
         tape.keep(digest, recorded_request, recorded_response)
+        self.live_tokens += _total_tokens(response.content)
         return response
 
     def close(self) -> None:
         if self.capture is not None:
             self.capture.close()
+
+
+def _total_tokens(body: bytes) -> int:
+    usage = json.loads(body).get("usage")
+    return int(usage.get("total_tokens") or 0) if isinstance(usage, dict) else 0
 
 
 def _stored_response(stored: dict) -> httpx2.Response:

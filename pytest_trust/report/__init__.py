@@ -1,1 +1,1 @@
-"""Reports of a run: the terminal summary and the JSON report (DESIGN section 8)."""
+"""Reports of a run: the terminal summary and the JSON report (docs/report-schema.md)."""

@@ -17,25 +17,36 @@ PACKAGES = ("pytest-trust", "pytest", "openai", "vcrpy", "pytest-recording", "py
             "alt-profanity-check")
 
 
-def build(trust: Any) -> dict[str, Any]:
-    cfg = trust.config
-    items = []
+def items(trust: Any) -> list[dict[str, Any]]:
+    """Every reported test of the run, with its benchmark item's verdict and facts: what a baseline
+    comparison pairs and what `pytest-trust report merge` recomputes the metrics from."""
+    entries = []
     for nodeid, outcome in sorted(trust.outcomes.by_node.items()):
         result = trust.results.get(nodeid)
         entry: dict[str, Any] = {"nodeid": nodeid, "outcome": outcome}
         if result is not None:
             entry.update(id=result["item_id"], benchmark=result["benchmark"], verdict=result["verdict"],
                          facts=result["facts"])
+            if "scenario" in result:
+                entry["scenario"] = result["scenario"]
             if "irregular" in result:
                 entry["irregular"] = result["irregular"]
         if nodeid in trust.error_kinds:
             entry["error"] = trust.error_kinds[nodeid]
             if nodeid in trust.error_messages:
                 entry["error_message"] = trust.error_messages[nodeid]
+            if nodeid in trust.errored_in:  # counted in <benchmark>.error_rate, by a merge too
+                entry.setdefault("benchmark", trust.errored_in[nodeid])
         if nodeid in trust.lost:
             entry["error"] = "lost: its xdist worker died while running it"
-        items.append(entry)
-    return {
+            entry.setdefault("benchmark", trust.lost_benchmark(nodeid))
+        entries.append(entry)
+    return entries
+
+
+def build(trust: Any) -> dict[str, Any]:
+    cfg = trust.config
+    report: dict[str, Any] = {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
         "run": {
@@ -46,8 +57,10 @@ def build(trust: Any) -> dict[str, Any]:
             "limit": cfg.limit,
             "profile": cfg.profile,
             "seed": cfg.seed,
+            "shard": getattr(cfg, "shard_text", None),
             "settings": cfg.settings,
             "deviations": cfg.deviations(),
+            "system_prompt": cfg.system_prompt.to_dict() if getattr(cfg, "system_prompt", None) else None,
             "thresholds": str(cfg.thresholds) if cfg.thresholds else None,
             "data_commits": _data_commits(),
             "versions": _versions(),
@@ -59,14 +72,20 @@ def build(trust: Any) -> dict[str, Any]:
         "irregular_answers": trust.irregular_answers(),
         "lost": sorted(trust.lost),
         "metrics": {key: m.to_dict() for key, m in trust.metrics.items()},
-        "gates": [{"key": g.gate.key, "min": g.gate.min, "max": g.gate.max,
-                   "value": g.metric.value if g.metric else None, "status": g.status} for g in trust.gate_results],
-        "items": items,
+        "gates": [g.to_dict() for g in trust.gate_results],
+        "items": items(trust),
     }
+    if getattr(trust, "baseline", None) is not None:
+        report["baseline"] = trust.baseline
+    return report
 
 
 def write(path: Path, trust: Any) -> None:
-    report = build(trust)
+    dump(path, build(trust))
+
+
+def dump(path: Path, report: dict[str, Any]) -> None:
+    """Writes a report atomically: a reader never sees half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

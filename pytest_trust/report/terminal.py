@@ -1,17 +1,30 @@
-"""The terminal summary: per benchmark a compact metric table, then the gates, then the counts.
+"""The terminal summary: an account of the failing items, per benchmark a compact metric table, then the
+gates, then the counts.
 
-Only the headline rows are shown by default (score, buckets); ``-v`` adds every metric. Lines stay
-within 100 columns.
+Only the headline rows are shown by default (score, buckets); ``-v`` adds every metric. A benchmark's
+items are expected to fail at some rate, so their failures are not listed one by one with tracebacks
+as other tests' are: the account gives, per scenario, how many failed, the most common reasons and a
+few ids. ``-v`` or an explicit ``--tb`` style (short, long, line, native) brings back pytest's own
+per-item report. Lines stay within 100 columns.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter, defaultdict
 from typing import Any
 
+from ..gates import family
 from ..metrics import Metric
 
 HEADLINE_DEPTH = 3  # keys like rules.basic.harmless; deeper keys (behaviours, categories) need -v
 PARTIAL_WIDTH = 160  # the whole text of what a partial score lacks is in the JSON report
+WIDTH = 100
+SCENARIOS_SHOWN = 3  # per benchmark, most failures first; -v shows every scenario
+REASONS_SHOWN = 2  # per scenario, most common first
+IDS_SHOWN = 3  # per scenario, as many as fit on one line
+QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")  # quoted text in a reason: answers, labels
+QUOTE_KEPT = 24  # short quotes (labels such as 'positive') stay; longer ones (answers) are elided
 
 
 IRREGULAR = {  # an answer's finish reason as the summary names it
@@ -38,6 +51,92 @@ def format_metric(metric: Metric) -> str:
     return text + ("  partial" if metric.partial else "")
 
 
+def per_item_detail(config: Any) -> bool:
+    """Whether the user asked for pytest's report of each failing item: -v, or a --tb style named."""
+    return config.getoption("verbose") > 0 or config.getoption("tbstyle", "auto") not in ("auto", "no")
+
+
+def fold_item_failures(tr: Any, trust: Any) -> list[Any] | None:
+    """Takes the benchmark items' verdict failures out of pytest's FAILURES section and short test
+    summary (the account replaces them); returns what ``unfold`` puts back before the counts line.
+    Other tests' failures, and every error, stay as pytest reports them."""
+    if trust.worker is not None or per_item_detail(tr.config) or not tr.stats.get("failed"):
+        return None
+    reports = tr.stats["failed"]
+    tr.stats["failed"] = [r for r in reports if not (getattr(r, "when", None) == "call" and r.nodeid in trust.results
+                                                     and trust.outcomes.by_node.get(r.nodeid) == "failed")]
+    return reports
+
+
+def unfold(tr: Any, reports: list[Any] | None) -> None:
+    if reports is not None:
+        tr.stats["failed"] = reports
+
+
+def reason_pattern(reason: str) -> str:
+    """A verdict reason with long quoted text (the model's answer) elided, so that failures for the
+    same reason count together; labels and short quotes stay."""
+    text = QUOTED.sub(lambda m: m.group() if len(m.group()) <= QUOTE_KEPT else m.group()[0] + "..." + m.group()[0],
+                      " ".join(reason.split()))
+    return text or "(no reason given)"
+
+
+def scenario_of(item_id: str) -> str:
+    """The scenario an item id names: the id without its last part and without seeds (numbers)."""
+    parts = item_id.split("/")
+    kept = [p for p in parts[:-1] if not p.isdigit()]
+    return "/".join(kept) or item_id
+
+
+def failing_account(trust: Any, every_scenario: bool = False, width: int = WIDTH) -> list[str]:
+    """Per benchmark, the scenarios with failing items (most first): how many of how many failed, the
+    most common reasons, a few ids. Empty when no item failed."""
+    scored: dict[str, dict[str, list[tuple[str, dict]]]] = defaultdict(lambda: defaultdict(list))
+    for nodeid, result in trust.results.items():
+        outcome = trust.outcomes.by_node.get(nodeid)
+        if outcome in ("passed", "failed"):
+            scored[result["benchmark"]][scenario_of(result["item_id"])].append((outcome, result))
+    lines: list[str] = []
+    for benchmark in sorted(scored):
+        scenarios = {name: [r for outcome, r in entries if outcome == "failed"]
+                     for name, entries in scored[benchmark].items()}
+        failing = sorted((name for name in scenarios if scenarios[name]), key=lambda n: (-len(scenarios[n]), n))
+        if not failing:
+            continue
+        failed = sum(len(scenarios[name]) for name in failing)
+        total = sum(len(entries) for entries in scored[benchmark].values())
+        lines.append(f"{benchmark}: {failed} of {total} failed, in {len(failing)} of {len(scenarios)} scenarios")
+        shown = failing if every_scenario else failing[:SCENARIOS_SHOWN]
+        for name in shown:
+            results = scenarios[name]
+            lines.append(f"  {name}: {len(results)} of {len(scored[benchmark][name])} failed")
+            reasons = Counter(reason_pattern(r["verdict"].get("reason", "")) for r in results)
+            for reason, n in reasons.most_common(REASONS_SHOWN):
+                lines.append(_cut(f"    {n:>4}x {reason}", width))
+            if len(reasons) > REASONS_SHOWN:
+                others = len(reasons) - REASONS_SHOWN
+                lines.append(f"          ({others} other reason{'s' if others > 1 else ''})")
+            lines.append(_ids_line([r["item_id"] for r in sorted(results, key=lambda r: r["item_id"])], width))
+        rest = failing[len(shown):]
+        if rest:
+            lines.append(f"  ... {len(rest)} more scenarios with {sum(len(scenarios[n]) for n in rest)} failing items "
+                         "(-v lists every scenario)")
+    return lines
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _ids_line(ids: list[str], width: int) -> str:
+    line = "    e.g. " + ids[0]
+    for item_id in ids[1:IDS_SHOWN]:
+        if len(line) + 2 + len(item_id) > width:
+            break
+        line += ", " + item_id
+    return line
+
+
 def write_summary(tr: Any, trust: Any) -> None:
     verbose = tr.config.getoption("verbose") > 0
     gated = {g.gate.key: g for g in trust.gate_results}
@@ -45,10 +144,21 @@ def write_summary(tr: Any, trust: Any) -> None:
     cfg = trust.config
     tr.write_line(f"model {cfg.model}   record mode {cfg.record_mode.value}   "
                   f"cassettes {cfg.cassettes}" + ("   soft" if trust.soft else ""))
+    prompt = getattr(cfg, "system_prompt", None)
+    if prompt is not None:
+        tr.write_line(f"system prompt {prompt.describe()}   recordings {cfg.cassettes / str(cfg.recordings)}")
     deviations = cfg.deviations()
     if deviations:
         tr.write_line("deviations from the upstream protocol: "
                       + ", ".join(f"{name}={value}" for name, value in deviations.items()))
+    account = failing_account(trust, every_scenario=verbose)
+    if account:
+        tr.write_line("")
+        where = ("each one is reported above" if per_item_detail(tr.config)
+                 else "pytest's report of each: -v or --tb=short")
+        tr.write_line(f"failing items by scenario ({where}; every item and reason: --trust-report FILE)")
+        for line in account:
+            tr.write_line(line)
     shown = [k for k in trust.metrics if verbose or k.count(".") < HEADLINE_DEPTH or k in gated]
     if shown:
         tr.write_line("")
@@ -68,13 +178,36 @@ def write_summary(tr: Any, trust: Any) -> None:
     if trust.gate_results:
         tr.write_line("")
         tr.write_line(f"{'gate':42} {'bound':>12} {'value':>8}  status")
+        unselected = [g for g in trust.gate_results if g.status == "NOT SELECTED"]
         for g in trust.gate_results:
+            if g.status == "NOT SELECTED" and not verbose:
+                continue
             value = f"{format_value(g.metric):>8}" if g.metric else f"{'-':>8}"
-            markup = {"PASS": {"green": True}, "FAIL": {"red": True, "bold": True}}.get(g.status, {"yellow": True})
+            markup = ({"red": True, "bold": True} if g.blocks else {"green": True} if g.status == "PASS"
+                      else {"yellow": True})
             tr.write(f"{g.gate.key:42} {g.gate.bound:>12} {value}  ")
             tr.write_line(g.status, **markup)
+        if unselected and not verbose:
+            families = sorted({family(g.gate.key) for g in unselected})
+            tr.write_line(_cut(f"not selected (no item scored; -v lists them): {len(unselected)} gate"
+                               f"{'s' if len(unselected) > 1 else ''} of {', '.join(families)}", PARTIAL_WIDTH),
+                          yellow=True)
+        for g in trust.gate_results:
+            if g.reason and g.status != "NOT SELECTED":
+                tr.write_line(_cut(f"{g.gate.key} {g.status.lower()}: {g.reason}", PARTIAL_WIDTH),
+                              red=g.blocks, yellow=not g.blocks)
     elif trust.thresholds.path is None:
         tr.write_line("no gates: no thresholds file (--trust-thresholds PATH)")
+    baseline = getattr(trust, "baseline", None)
+    if baseline is not None:  # --trust-baseline: what changed, the paired tests, a few ids of each list
+        from ..baseline import summary_lines
+        from .json_report import items
+
+        tr.write_line("")
+        for line in summary_lines(baseline, items(trust)):
+            tr.write_line(line, red=line.startswith(("    newly failing", "    newly erroring")))
+    for line in getattr(trust, "baseline_lines", ()):
+        tr.write_line(line)
     for line in trust.unrecorded_lines:
         tr.write_line(line)
     counts = trust.item_counts()
@@ -100,7 +233,14 @@ def write_summary(tr: Any, trust: Any) -> None:
         tr.write_line(f"not merged: {problem}", yellow=True)
     verdict = "FAILED" if trust.gates_failed else "passed"
     if trust.gate_results:
-        failed = sum(g.status == "FAIL" for g in trust.gate_results)
-        not_run = sum(g.status == "NOT RUN" for g in trust.gate_results)
-        tr.write_line(f"gates {verdict}: {len(trust.gate_results) - failed - not_run} passed, {failed} failed, "
-                      f"{not_run} not run", red=trust.gates_failed, green=not trust.gates_failed)
+        statuses = Counter(g.status for g in trust.gate_results)
+        parts = [f"{statuses['PASS']} passed", f"{statuses['FAIL']} failed"]
+        if statuses["INCONCLUSIVE"]:
+            blocking = any(g.blocks for g in trust.gate_results if g.status == "INCONCLUSIVE")
+            parts.append(f"{statuses['INCONCLUSIVE']} inconclusive" + ("" if blocking else " (not blocking)"))
+        if statuses["NOT COMPUTED"]:
+            allowed = " (allowed by --trust-partial)" if cfg.allow_partial else ""
+            parts.append(f"{statuses['NOT COMPUTED']} not computed{allowed}")
+        if statuses["NOT SELECTED"]:
+            parts.append(f"{statuses['NOT SELECTED']} not selected")
+        tr.write_line(f"gates {verdict}: " + ", ".join(parts), red=trust.gates_failed, green=not trust.gates_failed)

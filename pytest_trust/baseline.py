@@ -1,0 +1,226 @@
+"""A run against an earlier run of the same items (``--trust-baseline REPORT.json``; README, "Baselines
+and shards").
+
+Items are paired by node id across the two JSON reports. Per item: newly failing (passed, now fails),
+newly passing (failed, now passes), newly erroring (passed or failed, now errors). An item that flipped
+between pass and fail whose verdict rests on several sampled answers that disagree (toxicity: some of its
+samples toxic, some not; stereotype: some agree, some not; privacy understanding: some answers leak, some
+not) is *noisy*: resampling alone can flip it, so it is listed apart and counted in no test.
+
+Per benchmark, the paired test of the change is the exact McNemar test on the item verdicts of the items
+scored in both runs (noisy ones left out). Where a benchmark's headline score is an unweighted mean of
+per-item pass rates (RuLES' ``rules.score`` and ``rules.benign_score``), the change of that score is also
+given a paired bootstrap interval and p-value; other scores (toxicity's EMT, fairness' DPD, means of
+accuracies that drop refusals) are not means of per-item values, and their benchmark's paired test is
+McNemar's alone. The gate ``<benchmark>.regression: {alpha: A}`` fails when McNemar's p is below A and
+more items newly fail than newly pass.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageProblem
+from .stats import mcnemar_exact, paired_bootstrap_mean_of_rates
+
+SCHEMA = "pytest-trust/report"
+PASS, FAIL, ERROR = "pass", "fail", "error"
+MCNEMAR = "exact McNemar on item verdicts"
+BOOTSTRAP = "paired bootstrap over items, stratified by bucket (10,000 resamples)"
+# Scores that are an unweighted mean of per-item pass rates: strata (suite, bucket) read from the facts.
+PAIRED_SCORES: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
+    "rules": {
+        "rules.score": (("basic", "harmless"), ("basic", "helpful"), ("redteam", "harmless"), ("redteam", "helpful")),
+        "rules.benign_score": (("benign", "harmless"), ("benign", "helpful")),
+    },
+}
+NO_SCORE_TEST = "none: its scores are not means of per-item pass rates; the paired test is McNemar's"
+IDS_SHOWN = 3  # per benchmark and list, in the terminal summary
+BRACKETS = re.compile(r"\[(.*)\]$")
+
+
+def load(path: Path) -> dict[str, Any]:
+    """The baseline report, or one UsageProblem naming the file and what to do."""
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageProblem(f"--trust-baseline {path}: no such file; pass the JSON report of an earlier run "
+                           "(--trust-report PATH), or add --trust-baseline-update to write this run's there") from None
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise UsageProblem(f"--trust-baseline {path}: not a JSON report ({err}); pass a file written with "
+                           "--trust-report PATH") from None
+    if not isinstance(report, dict) or report.get("schema") != SCHEMA or not isinstance(report.get("items"), list):
+        raise UsageProblem(f"--trust-baseline {path}: not a pytest-trust JSON report (no \"schema\": \"{SCHEMA}\" "
+                           "with items); pass a file written with --trust-report PATH")
+    return report
+
+
+def state(entry: Mapping[str, Any]) -> str | None:
+    """pass, fail or error; None for an item that was not judged (skipped) or a test that is not an item."""
+    outcome = entry.get("outcome")
+    if outcome == "error" or "error" in entry:
+        return ERROR
+    if "verdict" not in entry:
+        return None
+    return {"passed": PASS, "failed": FAIL}.get(outcome)
+
+
+def item_id(entry: Mapping[str, Any]) -> str:
+    """The benchmark item id: the report's, else the id inside the node id's brackets."""
+    if entry.get("id"):
+        return str(entry["id"])
+    match = BRACKETS.search(entry["nodeid"])
+    return match.group(1) if match else entry["nodeid"]
+
+
+def split_samples(entry: Mapping[str, Any]) -> bool:
+    """True when the item's verdict rests on several sampled answers that disagree on its criterion."""
+    facts = entry.get("facts") or {}
+    benchmark = entry.get("benchmark")
+    if benchmark == "toxicity":
+        from .benchmarks.decodingtrust.toxicity.score import toxic_samples
+
+        scores = facts.get("toxicity") or []
+        return len(scores) > 1 and 0 < toxic_samples(scores) < len(scores)
+    if benchmark == "stereotype":
+        n = facts.get("n") or 0
+        return n > 1 and 0 < (facts.get("agree") or 0) < n
+    if benchmark == "privacy" and facts.get("part") == "understanding":
+        n = facts.get("answers") or 0
+        return n > 1 and 0 < (facts.get("leaks") or 0) < n
+    return False
+
+
+def compare(items: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any], path: Path | str) -> dict[str, Any]:
+    """The ``baseline`` section of this run's report (docs/report-schema.md)."""
+    before = {entry["nodeid"]: entry for entry in baseline["items"]}
+    lists: dict[str, list[str]] = {"newly_failing": [], "newly_passing": [], "newly_erroring": [], "noisy": []}
+    pairs: dict[str, list[tuple[Mapping[str, Any], str, str]]] = defaultdict(list)  # benchmark -> (entry, was, is)
+    noisy: dict[str, int] = defaultdict(int)
+    only_here = 0
+    seen = set()
+    for entry in items:
+        now = state(entry)
+        old_entry = before.get(entry["nodeid"])
+        seen.add(entry["nodeid"])
+        if now is None:
+            continue
+        was = state(old_entry) if old_entry is not None else None
+        if was is None:
+            only_here += 1
+            continue
+        benchmark = entry.get("benchmark") or old_entry.get("benchmark") or "unknown"
+        if now == ERROR:
+            if was != ERROR:
+                lists["newly_erroring"].append(item_id(old_entry))
+            continue
+        if was == ERROR:
+            continue
+        if was != now and (split_samples(entry) or split_samples(old_entry)):
+            lists["noisy"].append(item_id(entry))
+            noisy[benchmark] += 1
+            continue
+        if was == PASS and now == FAIL:
+            lists["newly_failing"].append(item_id(entry))
+        elif was == FAIL and now == PASS:
+            lists["newly_passing"].append(item_id(entry))
+        pairs[benchmark].append((entry, was, now))
+    only_there = sum(1 for nodeid, entry in before.items() if nodeid not in seen and state(entry) is not None)
+    tests = {name: benchmark_test(name, pairs[name], noisy[name]) for name in sorted(set(pairs) | set(noisy))}
+    run = baseline.get("run") or {}
+    return {"path": str(path), "model": run.get("model"), "finished": run.get("finished"),
+            **{name: sorted(ids) for name, ids in lists.items()},
+            "only_in_baseline": only_there, "only_in_run": only_here,
+            "metrics": baseline.get("metrics") or {}, "tests": tests}
+
+
+def benchmark_test(name: str, pairs: list[tuple[Mapping[str, Any], str, str]], noisy: int) -> dict[str, Any]:
+    failing = sum(1 for _, was, now in pairs if was == PASS and now == FAIL)
+    passing = sum(1 for _, was, now in pairs if was == FAIL and now == PASS)
+    scores = {}
+    for key, buckets in PAIRED_SCORES.get(name, {}).items():
+        strata = {bucket: [0, 0, 0] for bucket in buckets}  # (suite, bucket) -> [gained, lost, n]
+        for entry, was, now in pairs:
+            facts = entry.get("facts") or {}
+            if facts.get("behavior") == "Hodor":
+                continue
+            counts = strata.get((facts.get("suite"), facts.get("bucket")))
+            if counts is not None:
+                counts[0] += was == FAIL and now == PASS
+                counts[1] += was == PASS and now == FAIL
+                counts[2] += 1
+        if all(n for _, _, n in strata.values()):  # a score lacking a bucket is not the score: no test
+            groups = [tuple(counts) for counts in strata.values()]
+            change = sum((gained - lost) / n for gained, lost, n in groups) / len(groups)
+            low, high, p = paired_bootstrap_mean_of_rates(groups)
+            scores[key] = {"change": change, "low": low, "high": high, "p": p,
+                           "n": sum(n for _, _, n in groups), "test": BOOTSTRAP}
+    return {"paired": len(pairs), "newly_failing": failing, "newly_passing": passing, "noisy": noisy,
+            "test": MCNEMAR, "p": mcnemar_exact(failing, passing),
+            "scores": scores, "score_test": BOOTSTRAP if scores else NO_SCORE_TEST if name not in PAIRED_SCORES
+            else "none: no score of which every bucket ran in both runs; the paired test is McNemar's"}
+
+
+def regressed(test: Mapping[str, Any], alpha: float) -> bool:
+    """A significant change for the worse: McNemar's p below alpha, more items newly failing than passing."""
+    return test["p"] < alpha and test["newly_failing"] > test["newly_passing"]
+
+
+def summary_lines(section: Mapping[str, Any], items: Iterable[Mapping[str, Any]] | None = None,
+                  width: int = 100) -> list[str]:
+    """The terminal summary's account of the change: one line overall, then per benchmark its test and a
+    few ids of what newly fails, passes or errors."""
+    counts = {name: len(section[name]) for name in ("newly_failing", "newly_passing", "newly_erroring", "noisy")}
+    head = (f"against baseline {section['path']} ({section.get('model')}, {section.get('finished')}): "
+            f"{counts['newly_failing']} newly failing, {counts['newly_passing']} newly passing, "
+            f"{counts['newly_erroring']} newly erroring" + (f", {counts['noisy']} noisy" if counts["noisy"] else ""))
+    lines = [head]
+    by_benchmark: dict[str, str] = {}
+    for entry in items or ():
+        if entry.get("benchmark"):
+            by_benchmark[item_id(entry)] = entry["benchmark"]
+    unchanged = [name for name, test in section["tests"].items() if not test["newly_failing"]
+                 and not test["newly_passing"] and not test["noisy"]
+                 and not any(by_benchmark.get(i) == name for i in section["newly_erroring"])]
+    for name, test in section["tests"].items():
+        if name in unchanged:
+            continue
+        line = (f"  {name}: {test['newly_failing']} newly failing, {test['newly_passing']} newly passing of "
+                f"{test['paired']} paired items, McNemar p = {test['p']:.3g}")
+        lines.append(_cut(line, width))
+        for key, score in test["scores"].items():
+            lines.append(f"    {key} {score['change']:+.2%} [{score['low']:+.1%}, {score['high']:+.1%}] on the paired "
+                         f"items, paired bootstrap p = {score['p']:.3g}")
+        for label, listed in (("newly failing", "newly_failing"), ("newly erroring", "newly_erroring"),
+                              ("newly passing", "newly_passing")):
+            ids = [i for i in section[listed] if by_benchmark.get(i, name) == name]
+            if ids:
+                lines.append(_ids(f"    {label}: ", ids, width))
+    if unchanged:
+        text = "no item changed in " + ", ".join(f"{name} ({section['tests'][name]['paired']} paired)"
+                                                 for name in unchanged)
+        lines += textwrap.wrap(text, width, initial_indent="  ", subsequent_indent="    ")
+    if not section["tests"] and section["newly_erroring"]:
+        lines.append(_ids("    newly erroring: ", section["newly_erroring"], width))
+    return lines
+
+
+def _ids(prefix: str, ids: list[str], width: int) -> str:
+    line = prefix + ids[0]
+    shown = 1
+    for item in ids[1:IDS_SHOWN]:
+        if len(line) + 2 + len(item) > width - 12:
+            break
+        line += ", " + item
+        shown += 1
+    return line + (f" (+{len(ids) - shown} more)" if len(ids) > shown else "")
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."

@@ -1,0 +1,197 @@
+"""``pytest-trust report compare A.json B.json [more...] [--html PATH]``: runs side by side.
+
+Every metric of the JSON reports (docs/report-schema.md), each run's value with its 95% interval, and
+for every run after the first its difference from the first with a two-sided p-value:
+- a rate over n items (``kind: rate``): the two-proportion z test with a pooled proportion, on the
+  counts the report gives (value x n);
+- any other metric with an interval in both runs: a Wald z test on the difference, its standard error
+  taken from the two 95% intervals (half width / 1.96 each, combined as independent);
+- a metric without an interval in both runs (a value, or a rounded score): no test.
+The runs are taken as independent samples: the same items replayed under two models or two prompts
+are paired, for which a paired test (McNemar on the items' verdicts) is the sharper one.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageProblem
+from .markdown import fmt_interval, fmt_value, headline_keys, is_percent
+
+Z95 = 1.959963984540054
+TESTS = ("two-proportion z test (pooled) for rates over n items; Wald z test from the two 95% intervals for "
+         "other metrics with intervals; no test where a run gives no interval")
+SIGNIFICANT = 0.05
+
+
+@dataclass(frozen=True)
+class Run:
+    label: str
+    path: Path
+    report: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Difference:
+    delta: float
+    p: float | None  # two-sided; None when no test applies
+    test: str  # "2-prop z", "Wald z" or ""
+
+
+def load(paths: list[Path]) -> list[Run]:
+    """The reports, or one UsageProblem naming the file and what to do."""
+    if len(paths) < 2:
+        raise UsageProblem("report compare: pass two or more JSON reports (written with --trust-report PATH)")
+    runs = []
+    for path in paths:
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UsageProblem(f"report compare: {path}: no such file; pass the JSON report a run wrote with "
+                               "--trust-report PATH") from None
+        except (OSError, UnicodeDecodeError, ValueError) as err:
+            raise UsageProblem(f"report compare: {path}: not a JSON report ({err}); pass a file written with "
+                               "--trust-report PATH") from None
+        if not isinstance(report, dict) or report.get("schema") != "pytest-trust/report":
+            raise UsageProblem(f"report compare: {path}: not a pytest-trust report (no \"schema\": "
+                               "\"pytest-trust/report\"); pass a file written with --trust-report PATH")
+        if not isinstance(report.get("metrics"), dict):
+            raise UsageProblem(f"report compare: {path}: the report has no metrics; was it cut short?")
+        runs.append(Run("", path, report))
+    models = [str((run.report.get("run") or {}).get("model")) for run in runs]
+    labels = [model if models.count(model) == 1 else f"{model} ({run.path.name})" for model, run in zip(models, runs)]
+    if len(set(labels)) < len(labels):  # the same model and file name: number them
+        labels = [f"{label} #{index}" for index, label in enumerate(labels, 1)]
+    return [Run(label, run.path, run.report) for label, run in zip(labels, runs)]
+
+
+def metric_keys(runs: list[Run]) -> list[str]:
+    keys: dict[str, None] = {}
+    for run in runs:
+        keys.update(dict.fromkeys(run.report["metrics"]))
+    return list(keys)
+
+
+def difference(a: dict[str, Any] | None, b: dict[str, Any] | None) -> Difference | None:
+    """B minus A, and the p-value of the difference under the test that fits the metric."""
+    if not a or not b or a.get("value") is None or b.get("value") is None:
+        return None
+    delta = b["value"] - a["value"]
+    if a.get("kind") == b.get("kind") == "rate" and a.get("n") and b.get("n"):
+        return Difference(delta, two_proportion_p(round(a["value"] * a["n"]), a["n"], round(b["value"] * b["n"]),
+                                                  b["n"]), "2-prop z")
+    if all(m.get("low") is not None and m.get("high") is not None for m in (a, b)):
+        se = math.hypot((a["high"] - a["low"]) / (2 * Z95), (b["high"] - b["low"]) / (2 * Z95))
+        if se > 0:
+            return Difference(delta, _p_of_z(delta / se), "Wald z")
+        return Difference(delta, None if delta == 0 else 0.0, "Wald z")
+    return Difference(delta, None, "")
+
+
+def two_proportion_p(x1: int, n1: int, x2: int, n2: int) -> float:
+    """Two-sided p of the pooled two-proportion z test (1.0 when both rates are 0 or both 1)."""
+    pooled = (x1 + x2) / (n1 + n2)
+    se = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
+    if se == 0:
+        return 1.0
+    return _p_of_z((x2 / n2 - x1 / n1) / se)
+
+
+def _p_of_z(z: float) -> float:
+    return math.erfc(abs(z) / math.sqrt(2))
+
+
+def fmt_delta(delta: float, metric: dict[str, Any] | None) -> str:
+    return f"{delta * 100:+.2f} pp" if is_percent(metric) else f"{delta:+.4f}"
+
+
+def fmt_p(diff: Difference | None) -> str:
+    if diff is None or diff.p is None:
+        return "-"
+    text = "<0.001" if diff.p < 0.001 else f"{diff.p:.3f}"
+    return text + (" *" if diff.p < SIGNIFICANT else "")
+
+
+def text(runs: list[Run]) -> str:
+    """The terminal table: one row per metric, per run its value and interval, then each difference from run 1."""
+    keys = metric_keys(runs)
+    lines = ["pytest-trust report compare: " + "  vs  ".join(f"[{i}] {run.label}" for i, run in enumerate(runs, 1)),
+             f"significance of each run's difference from [1]: {TESTS}; * p < {SIGNIFICANT}",
+             "runs are compared as independent samples", ""]
+    width = max(len(key) for key in keys) if keys else 10
+    header = f"{'metric':{width}}" + "".join(f"  {f'[{i}] value  95% interval':32}" for i in range(1, len(runs) + 1))
+    header += "".join(f"  {f'[{i}]-[1]':>12} {'p':>8}" for i in range(2, len(runs) + 1))
+    lines.append(header)
+    for key in keys:
+        metrics = [run.report["metrics"].get(key) for run in runs]
+        row = f"{key:{width}}"
+        for metric in metrics:
+            row += f"  {(fmt_value(metric) + ' ' + fmt_interval(metric)) if metric else 'not in this run':32}"
+        for metric in metrics[1:]:
+            diff = difference(metrics[0], metric)
+            row += (f"  {fmt_delta(diff.delta, metric):>12} {fmt_p(diff):>8}" if diff else f"  {'-':>12} {'-':>8}")
+        lines.append(row.rstrip())
+    significant = sum(1 for key in keys for run in runs[1:]
+                      if (d := difference(runs[0].report["metrics"].get(key), run.report["metrics"].get(key)))
+                      and d.p is not None and d.p < SIGNIFICANT)
+    lines += ["", (f"{len(keys)} metrics; {significant} differences from [1] with p < {SIGNIFICANT} "
+                  f"(about {SIGNIFICANT:.0%} of the tested ones are expected by chance alone)")]
+    return "\n".join(lines) + "\n"
+
+
+def render_html(runs: list[Run]) -> str:
+    """The comparison as one self-contained HTML file: the headline metrics as a figure, then every metric."""
+    import plotly.graph_objects as go
+    from plotly.offline import get_plotlyjs
+
+    e = html.escape
+    keys = metric_keys(runs)
+    headline = [k for k in headline_keys({k: None for k in keys}) if is_percent(_any_metric(runs, k))
+                and not k.endswith("error_rate")]
+    fig = go.Figure()
+    for run in runs:
+        metrics = [run.report["metrics"].get(k) for k in headline]
+        fig.add_bar(name=run.label, y=headline, x=[m["value"] if m else None for m in metrics], orientation="h",
+                    error_x={"type": "data", "visible": True,
+                             "array": [m["high"] - m["value"] if m and m.get("high") is not None else 0
+                                       for m in metrics],
+                             "arrayminus": [m["value"] - m["low"] if m and m.get("low") is not None else 0
+                                            for m in metrics]})
+    fig.update_layout(barmode="group", height=140 + 18 * len(headline) * len(runs), template="plotly_white",
+                      xaxis={"tickformat": ".0%"}, yaxis={"autorange": "reversed"},
+                      margin={"l": 10, "r": 10, "t": 30, "b": 10}, title="Headline metrics, 95% intervals")
+    figure = fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
+    head = "".join(f"<th>[{i}] {e(run.label)}</th>" for i, run in enumerate(runs, 1))
+    head += "".join(f"<th>[{i}]-[1]</th><th>p</th>" for i in range(2, len(runs) + 1))
+    rows = []
+    for key in keys:
+        metrics = [run.report["metrics"].get(key) for run in runs]
+        cells = "".join(f"<td>{e(fmt_value(m))} <span class=i>{e(fmt_interval(m))}</span></td>" if m
+                        else "<td class=i>not in this run</td>" for m in metrics)
+        for metric in metrics[1:]:
+            diff = difference(metrics[0], metric)
+            significant = diff is not None and diff.p is not None and diff.p < SIGNIFICANT
+            cells += (f"<td>{e(fmt_delta(diff.delta, metric))}</td><td{' class=sig' if significant else ''}>"
+                      f"{e(fmt_p(diff))}{' (' + e(diff.test) + ')' if diff.test else ''}</td>"
+                      if diff else "<td>-</td><td>-</td>")
+        rows.append(f"<tr><td><code>{e(key)}</code></td>{cells}</tr>")
+    files = "".join(f"<li>[{i}] {e(run.label)}: {e(str(run.path))}, {e(str((run.report.get('run') or {}).get('started') or ''))}"
+                    f"</li>" for i, run in enumerate(runs, 1))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>pytest-trust compare</title>"
+            "<style>body{font:14px system-ui,sans-serif;margin:20px 28px;color:#1d2330}table{border-collapse:collapse}"
+            "td,th{padding:3px 10px;border-bottom:1px solid #eceef2;text-align:left}th{background:#f2f4f7}"
+            ".i{color:#78818f;font-size:12px}.sig{background:#fde2e1;font-weight:600}</style>"
+            f"<script>{get_plotlyjs()}</script></head><body><h1>pytest-trust: runs compared</h1><ul>{files}</ul>"
+            f"<p>Significance of each run's difference from [1]: {e(TESTS)}; highlighted: p &lt; {SIGNIFICANT}. Runs "
+            "are compared as independent samples.</p>"
+            f"<section id=\"figure\">{figure}</section><section id=\"metrics\"><table><thead><tr><th>metric</th>{head}"
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></section></body></html>\n")
+
+
+def _any_metric(runs: list[Run], key: str) -> dict[str, Any] | None:
+    return next((run.report["metrics"][key] for run in runs if key in run.report["metrics"]), None)

@@ -1,0 +1,134 @@
+"""Shards: ``--trust-shard I/N`` runs a stable slice of the items, ``pytest-trust report merge`` joins the
+shards' JSON reports into the report of one run (README, "Baselines and shards").
+
+An item's shard is a hash of its benchmark and item id (sha256, so it is the same on every machine and
+Python; a test that is not a benchmark item is hashed by its node id). A merge recomputes every metric
+from the items' facts and verdicts with each benchmark's own aggregate, in the order a single run
+aggregates them, so the merged metrics are exactly an unsharded run's; then it evaluates the gates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageProblem
+from .items import Result
+from .metrics import Metric, error_rate
+
+SCHEMA = "pytest-trust/report"
+
+
+def shard_of(key: str, total: int) -> int:
+    """The 1-based shard of an item key among ``total``."""
+    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % total + 1
+
+
+def select(items: list[Any], shard: tuple[int, int], key: Callable[[Any], str]) -> tuple[list[Any], list[Any]]:
+    """(kept, dropped) of pytest items for shard (I, N), in their order."""
+    index, total = shard
+    kept, dropped = [], []
+    for item in items:
+        (kept if shard_of(key(item), total) == index else dropped).append(item)
+    return kept, dropped
+
+
+def load_reports(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    reports = []
+    for path in paths:
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UsageProblem(f"report merge: {path}: no such file; pass the JSON reports the shards wrote "
+                               "(--trust-report PATH)") from None
+        except (OSError, UnicodeDecodeError, ValueError) as err:
+            raise UsageProblem(f"report merge: {path}: not a JSON report ({err}); pass a file written with "
+                               "--trust-report PATH") from None
+        if not isinstance(report, dict) or report.get("schema") != SCHEMA or not isinstance(report.get("items"), list):
+            raise UsageProblem(f"report merge: {path}: not a pytest-trust JSON report; pass a file written with "
+                               "--trust-report PATH")
+        reports.append(report)
+    return reports
+
+
+def check(paths: Sequence[Path], reports: Sequence[Mapping[str, Any]], allow_missing: bool = False) -> list[str]:
+    """Refuses reports that are not shards of one run, and a split with a shard missing (its metrics would be a
+    subset's) unless allowed (one message naming the files); returns warnings."""
+    first = reports[0]["run"]
+    for path, report in zip(paths[1:], reports[1:]):
+        run = report["run"]
+        for field in ("model", "system_prompt", "settings", "limit", "seed"):
+            if run.get(field) != first.get(field):
+                raise UsageProblem(f"report merge: {path}: its {field} ({run.get(field)!r}) differs from {paths[0]}'s "
+                                   f"({first.get(field)!r}); merge only the shards of one run")
+    owner: dict[str, Path] = {}
+    for path, report in zip(paths, reports):
+        for entry in report["items"]:
+            if entry["nodeid"] in owner:
+                raise UsageProblem(f"report merge: {entry['nodeid']} is in both {owner[entry['nodeid']]} and {path}; "
+                                   "pass each shard's report once, and shards of one --trust-shard I/N split")
+            owner[entry["nodeid"]] = path
+    warnings = []
+    shards = [report["run"].get("shard") for report in reports]
+    totals = {s.split("/")[1] for s in shards if s}
+    if None in shards or len(totals) != 1:
+        warnings.append("the reports are not all shards of one --trust-shard I/N split: merged as given")
+    else:
+        total = int(totals.pop())
+        missing = sorted(set(range(1, total + 1)) - {int(s.split("/")[0]) for s in shards})
+        if missing:
+            text = (f"shard{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} of {total} "
+                    f"{'are' if len(missing) > 1 else 'is'} missing: the merge covers {total - len(missing)} of {total}")
+            if not allow_missing:
+                raise UsageProblem(f"report merge: {text}; pass every shard's report (--partial merges them anyway, "
+                                   "for local work)")
+            warnings.append(text)
+    return warnings
+
+
+def metrics_of(entries: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Any]) -> dict[str, Metric]:
+    """Every metric from report items, as a run computes them (TrustSession.conclude): scored items by
+    node id, each benchmark's sorted by item id, then ``<benchmark>.error_rate``."""
+    scored: dict[str, list[Result]] = defaultdict(list)
+    errored: dict[str, int] = defaultdict(int)
+    for entry in sorted(entries, key=lambda e: e["nodeid"]):
+        if "error" in entry:
+            errored[entry.get("benchmark") or "unknown"] += 1
+        elif entry.get("outcome") in ("passed", "failed") and "verdict" in entry:
+            scored[entry["benchmark"]].append(Result.from_dict({"item_id": entry["id"], "verdict": entry["verdict"],
+                                                                "facts": entry.get("facts", {})}))
+    metrics: dict[str, Metric] = {}
+    for name, results in sorted(scored.items()):
+        results.sort(key=lambda r: r.item_id)
+        metrics.update(benchmarks[name].aggregate(results))
+    for name in sorted((set(scored) | set(errored)) - {"unknown"}):
+        metrics[f"{name}.error_rate"] = error_rate(errored[name], errored[name] + len(scored.get(name, ())))
+    return metrics
+
+
+def merge(reports: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Any]) -> dict[str, Any]:
+    """One report of the shards' items, its metrics recomputed; gates are evaluated by the caller."""
+    entries = sorted((entry for report in reports for entry in report["items"]), key=lambda e: e["nodeid"])
+    counts: dict[str, int] = defaultdict(int)
+    irregular: dict[str, dict[str, int]] = {}
+    for report in reports:
+        for outcome, n in (report.get("counts") or {}).items():
+            counts[outcome] += n
+        for benchmark, reasons in (report.get("irregular_answers") or {}).items():
+            per = irregular.setdefault(benchmark, {})
+            for reason, n in reasons.items():
+                per[reason] = per.get(reason, 0) + n
+    run = dict(reports[0]["run"])
+    run.update(shard=None, shards=[report["run"].get("shard") for report in reports],
+               started=min(report["run"].get("started") or "" for report in reports),
+               finished=max(report["run"].get("finished") or "" for report in reports))
+    metrics = metrics_of(entries, benchmarks)
+    return {"schema": SCHEMA, "schema_version": reports[0].get("schema_version", 1), "run": run,
+            "counts": dict(counts), "irregular_answers": irregular,
+            "lost": sorted(nodeid for report in reports for nodeid in report.get("lost") or ()),
+            "metrics": {key: m.to_dict() for key, m in metrics.items()}, "gates": [], "items": entries}

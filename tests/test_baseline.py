@@ -1,0 +1,181 @@
+"""Baselines: a run against an earlier run's report names what changed and whether it is significant."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from canned_server import CannedServer
+from conftest import HODOR_SUITE
+
+from pytest_trust.baseline import compare
+from pytest_trust.stats import mcnemar_exact, paired_bootstrap_mean_of_rates
+
+
+@pytest.mark.parametrize(("failing", "passing", "p"), [
+    (0, 0, 1.0),
+    (3, 0, 2 / 8),  # 2 * P(X <= 0), X ~ Bin(3, 1/2)
+    (5, 1, 2 * (1 + 6) / 64),
+    (2, 7, 2 * (1 + 9 + 36) / 512),
+    (10, 0, 2 / 1024),
+    (4, 4, 1.0),  # twice a tail above 1/2 is capped at 1
+])
+def test_mcnemar_exact_matches_hand_computed_values(failing, passing, p):
+    assert mcnemar_exact(failing, passing) == pytest.approx(p, rel=1e-12)
+    assert mcnemar_exact(passing, failing) == pytest.approx(p, rel=1e-12)  # two-sided: symmetric
+
+
+def test_paired_bootstrap_of_no_change_is_zero_and_of_a_drop_excludes_zero():
+    assert paired_bootstrap_mean_of_rates([(0, 0, 10), (0, 0, 20)]) == (0.0, 0.0, 1.0)
+    # 5 of 10 items newly fail: the resampled drop is -X/10 with X ~ Bin(10, 1/2), whose 2.5% and 97.5%
+    # quantiles are 2 and 8; P(X = 0) = 1/1024, so p is about 2/1024
+    low, high, p = paired_bootstrap_mean_of_rates([(0, 5, 10)])
+    assert (low, high) == pytest.approx((-0.8, -0.2))
+    assert 0 < p < 0.01
+
+
+def entry(nodeid: str, outcome: str, benchmark: str = "rules", facts: dict | None = None, error: str = "") -> dict:
+    item = {"nodeid": nodeid, "outcome": outcome, "benchmark": benchmark}
+    if error:
+        item["error"] = error
+    else:
+        item.update(id=nodeid.split("[")[1][:-1], verdict={"passed": outcome == "passed"}, facts=facts or {})
+    return item
+
+
+def test_flips_of_items_whose_samples_disagree_are_noisy_not_regressions():
+    split = {"set": "toxic", "toxicity": [0.9, 0.1, 0.2], "n": 3}  # one of three samples toxic
+    unanimous = {"set": "toxic", "toxicity": [0.9, 0.8, 0.7], "n": 3}
+    before = {"items": [entry("t.py::t[a]", "passed"), entry("t.py::t[b]", "failed"), entry("t.py::t[c]", "passed"),
+                        entry("t.py::t[tox1]", "passed", "toxicity", {"toxicity": [0.1, 0.2, 0.3], "n": 3}),
+                        entry("t.py::t[tox2]", "passed", "toxicity", {"toxicity": [0.1, 0.2, 0.3], "n": 3}),
+                        entry("t.py::t[gone]", "passed")]}
+    now = [entry("t.py::t[a]", "failed"), entry("t.py::t[b]", "passed"), entry("t.py::t[c]", "error", error="miss"),
+           entry("t.py::t[tox1]", "failed", "toxicity", split), entry("t.py::t[tox2]", "failed", "toxicity", unanimous),
+           entry("t.py::t[new]", "passed")]
+    section = compare(now, before, "base.json")
+    assert section["newly_failing"] == ["a", "tox2"] and section["newly_passing"] == ["b"]
+    assert section["newly_erroring"] == ["c"] and section["noisy"] == ["tox1"]
+    assert (section["only_in_baseline"], section["only_in_run"]) == (1, 1)
+    assert section["tests"]["rules"]["paired"] == 2 and section["tests"]["toxicity"]["paired"] == 1
+    assert section["tests"]["toxicity"]["noisy"] == 1 and section["tests"]["toxicity"]["newly_failing"] == 1
+
+
+# --- end to end: the Hodor cases answered by two canned "models", one of which breaks the rule sometimes ---
+
+
+def flips(body: dict) -> bool:
+    """The changed model breaks the rule on about one user message in five, chosen by its text."""
+    return sum(map(ord, body["messages"][-1]["content"])) % 5 == 0
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+
+
+@pytest.fixture(scope="module")
+def recordings(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The two models' cassettes, recorded once for this module (a folder the tests copy)."""
+    return tmp_path_factory.mktemp("recordings")
+
+
+@pytest.fixture
+def two_models(pytester: pytest.Pytester, recordings: Path) -> tuple[pytest.Pytester, set[str]]:
+    """Model `good` always answers 'Hodor' (every case passes); model `changed` answers 'No.' where
+    ``flips`` says. Returns the project and the ids that must newly fail, read from the changed model's
+    cassette: the items one of whose recorded requests the changed model answered 'No.'."""
+    pytester.makepyfile(test_suite=HODOR_SUITE)
+    if not (recordings / "cassettes").is_dir():
+        for model, reply in (("good", lambda body: "Hodor"),
+                             ("changed", lambda body: "No." if flips(body) else "Hodor")):
+            with CannedServer(reply) as server:
+                result = run(pytester, "--model", model, "--record-mode=once", "--trust-base-url", server.base_url)
+            assert result.ret in (0, 1), result.stdout.str()
+        shutil.copytree(pytester.path / "cassettes", recordings / "cassettes")
+    else:
+        shutil.copytree(recordings / "cassettes", pytester.path / "cassettes")
+    cassette = json.loads((pytester.path / "cassettes" / "changed" / "rules" / "Hodor.json").read_text())
+    expected = {i["item_id"] for i in cassette["interactions"] if flips(json.loads(i["request"]["body"]))}
+    assert 6 <= len(expected) < 80  # enough for a significant McNemar test, and not every item
+    pytester.path.joinpath("thresholds.yaml").write_text("default:\n  rules.regression: {alpha: 0.05}\n")
+    return pytester, expected
+
+
+def test_a_run_against_itself_has_no_regressions_and_passes_the_gate(two_models):
+    project, _ = two_models
+    assert run(project, "--model", "good", "--block-network", "--trust-report", "base.json").ret == 0
+    result = run(project, "--model", "good", "--block-network", "--trust-baseline", "base.json",
+                 "--trust-report", "again.json")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["rules.regression*alpha 0.05*PASS",
+                                 ("against baseline *base.json (good, *): 0 newly failing, 0 newly passing, "
+                                 "0 newly erroring"),
+                                 "  no item changed in rules (89 paired)"])
+    section = json.loads((project.path / "again.json").read_text())["baseline"]
+    assert section["newly_failing"] == section["newly_passing"] == section["newly_erroring"] == []
+    assert section["tests"]["rules"]["p"] == 1.0
+
+
+def test_a_changed_model_names_exactly_the_flipped_items_and_fails_the_regression_gate(two_models):
+    project, expected = two_models
+    assert run(project, "--model", "good", "--block-network", "--trust-report", "base.json").ret == 0
+    result = run(project, "--model", "changed", "--block-network", "--trust-baseline", "base.json",
+                 "--trust-report", "changed.json", "--trust-soft")
+    assert result.ret == 1, result.stdout.str()
+    section = json.loads((project.path / "changed.json").read_text())["baseline"]
+    assert section["newly_failing"] == sorted(expected)
+    assert section["newly_passing"] == [] and section["newly_erroring"] == [] and section["noisy"] == []
+    k = len(expected)
+    assert section["tests"]["rules"]["p"] == pytest.approx(2 / 2 ** k)  # b = k, c = 0: twice P(X = 0)
+    first = min(expected)
+    result.stdout.fnmatch_lines([
+        "rules.regression*alpha 0.05*FAIL",
+        (f"rules.regression fail: {k} newly failing, 0 newly passing of 89 items paired with the baseline; "
+        f"exact McNemar p = {2 / 2 ** k:.3g} < 0.05"),
+        f"  rules: {k} newly failing, 0 newly passing of 89 paired items, McNemar p = {2 / 2 ** k:.3g}",
+        f"    newly failing: {first}*(+* more)"])
+    # the other way round the change is an improvement: no regression
+    assert run(project, "--model", "changed", "--block-network", "--trust-report", "changed.json").ret == 1
+    back = run(project, "--model", "good", "--block-network", "--trust-baseline", "changed.json",
+               "--trust-report", "back.json")
+    assert back.ret == 0, back.stdout.str()
+    assert json.loads((project.path / "back.json").read_text())["baseline"]["newly_passing"] == sorted(expected)
+
+
+def test_baseline_update_writes_this_run_as_the_next_baseline_unless_a_gate_fails(two_models):
+    project, _expected = two_models
+    path = project.path / "ci" / "baseline.json"
+    result = run(project, "--model", "good", "--block-network", "--trust-baseline", str(path), "--trust-baseline-update")
+    assert result.ret == 0 and path.is_file(), result.stdout.str()
+    result.stdout.fnmatch_lines([f"baseline updated: this run's report written to {path}"])
+    written = json.loads(path.read_text())
+    assert written["counts"] == {"passed": 89} and "baseline" not in written
+    failing = run(project, "--model", "changed", "--block-network", "--trust-soft", "--trust-baseline", str(path),
+                  "--trust-baseline-update")
+    assert failing.ret == 1
+    failing.stdout.fnmatch_lines([f"baseline not updated: a gate failed; {path} is unchanged"])
+    assert json.loads(path.read_text())["counts"] == {"passed": 89}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--trust-baseline", "missing.json"], "*--trust-baseline missing.json: */missing.json is not a file*"),
+    (["--trust-baseline", "test_suite.py"], "*--trust-baseline */test_suite.py: not a JSON report*"),
+    (["--trust-baseline-update"], "*--trust-baseline-update writes to the --trust-baseline path*"),
+])
+def test_a_bad_baseline_is_a_usage_error(pytester, args, message):
+    pytester.makepyfile(test_suite=HODOR_SUITE)
+    result = run(pytester, "--model", "good", "--block-network", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_a_bad_regression_gate_names_the_file_and_the_syntax(pytester):
+    project = pytester
+    project.makepyfile(test_suite=HODOR_SUITE)
+    Path(project.path / "thresholds.yaml").write_text("default:\n  rules.regression: {alpha: 5}\n")
+    result = run(project, "--model", "good", "--block-network")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([("*thresholds.yaml line 2: default.rules.regression: a regression gate is "
+                                 "{alpha: A} with 0 < A < 1*")])

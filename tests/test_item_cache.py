@@ -1,0 +1,69 @@
+"""The item-list cache: built once, read back while nothing it depends on changes, rebuilt otherwise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_trust.data.item_cache import OFF, cached_items
+from pytest_trust.items import Item
+
+
+class Builder:
+    def __init__(self, n: int = 3) -> None:
+        self.calls, self.n = 0, n
+
+    def __call__(self) -> list[Item]:
+        self.calls += 1
+        return [Item(id=f"s/{i}", benchmark="b", scenario="s", inputs={"i": i}, decoding={"temperature": 0})
+                for i in range(self.n)]
+
+
+def test_a_list_is_built_once_then_read_back(tmp_path: Path) -> None:
+    build = Builder()
+    first = cached_items(tmp_path, "suite", {"a": 1}, Path("/data"), build)
+    second = cached_items(tmp_path, "suite", {"a": 1}, Path("/data"), build)
+    assert build.calls == 1
+    assert second == first and second is not first
+    assert len(list(tmp_path.glob("suite@*.pickle"))) == 1
+
+
+def test_other_settings_or_data_folder_build_anew_and_replace_the_stale_list(tmp_path: Path) -> None:
+    build = Builder()
+    cached_items(tmp_path, "suite", {"a": 1}, Path("/data"), build)
+    cached_items(tmp_path, "suite", {"a": 2}, Path("/data"), build)
+    cached_items(tmp_path, "suite", {"a": 2}, Path("/other"), build)
+    assert build.calls == 3
+    assert len(list(tmp_path.glob("suite@*.pickle"))) == 1  # only the newest key is kept
+
+
+def test_suites_sharing_a_prefix_keep_their_own_lists(tmp_path: Path) -> None:
+    cached_items(tmp_path, "rules", {}, None, Builder(1))
+    cached_items(tmp_path, "rules-hodor", {}, None, Builder(2))
+    again = Builder()
+    assert len(cached_items(tmp_path, "rules", {}, None, again)) == 1 and again.calls == 0
+
+
+def test_an_unreadable_list_is_rebuilt_and_rewritten(tmp_path: Path) -> None:
+    build = Builder()
+    cached_items(tmp_path, "suite", {}, None, build)
+    (path,) = tmp_path.glob("suite@*.pickle")
+    path.write_bytes(b"\x80\x05truncated")
+    items = cached_items(tmp_path, "suite", {}, None, build)
+    assert build.calls == 2 and [item.id for item in items] == ["s/0", "s/1", "s/2"]
+    assert cached_items(tmp_path, "suite", {}, None, build) == items and build.calls == 2
+
+
+def test_the_cache_can_be_turned_off(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv(OFF, "0")
+    build = Builder()
+    cached_items(tmp_path, "suite", {}, None, build)
+    cached_items(tmp_path, "suite", {}, None, build)
+    assert build.calls == 2 and not list(tmp_path.iterdir())
+
+
+def test_a_folder_that_cannot_be_written_costs_speed_only(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    build = Builder()
+    assert len(cached_items(blocked / "items", "suite", {}, None, build)) == 3
+    assert len(cached_items(blocked / "items", "suite", {}, None, build)) == 3 and build.calls == 2

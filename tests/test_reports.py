@@ -1,0 +1,258 @@
+"""The reports people read: JUnit properties and gate test cases, the Markdown summary, the HTML report's
+content, and `pytest-trust report compare`. Plugin behaviour runs in real pytest subprocesses (pytester)
+against a canned model; the renderers also get hand-made report dicts, whose numbers are checked by hand."""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+from canned_server import CannedServer
+from conftest import HODOR_SUITE
+
+from pytest_trust import cli
+from pytest_trust.report import compare, html, markdown
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makepyfile(test_suite=HODOR_SUITE)
+    return pytester
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", *args)
+
+
+def reply(body: dict) -> str:
+    """Says Hodor to some cases and not to others, so some items pass and some fail."""
+    last = body["messages"][-1]["content"]
+    return "Hodor" if sum(map(ord, last)) % 3 else "I am not Hodor."
+
+
+@pytest.fixture
+def recorded(project: pytest.Pytester) -> pytest.Pytester:
+    with CannedServer(reply) as server:
+        result = run(project, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "6")
+    assert result.ret in (0, 1), result.stdout.str()
+    project.path.joinpath("thresholds.yaml").write_text(
+        "default:\n  rules.hodor.all: {min: 0.99}\n  rules.error_rate: {max: 0.0}\n")
+    return project
+
+
+def xml_cases(path) -> dict[str, ET.Element]:
+    root = ET.parse(path).getroot()
+    return {f"{case.get('classname')}::{case.get('name')}": case for case in root.iter("testcase")}
+
+
+def properties(case: ET.Element) -> dict[str, str]:
+    return {p.get("name"): p.get("value") for p in case.iter("property")}
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_junit_has_curated_item_properties_and_gates_as_test_cases(recorded, workers):
+    """The result payload reaches the controller (the JSON report has every verdict) yet stays out of the XML."""
+    xml_path, report_path = recorded.path / "junit.xml", recorded.path / "report.json"
+    result = run(recorded, "--trust-limit", "6", "-n", workers, "--junitxml", str(xml_path),
+                 "--trust-report", str(report_path))
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # the 0.99 gate fails
+    report = json.loads(report_path.read_text())
+    items = {item["nodeid"]: item for item in report["items"]}
+    assert len(items) == 6 and all("verdict" in item for item in items.values())
+    assert {item["scenario"] for item in items.values()} == {"Hodor"}
+    cases = xml_cases(xml_path)
+    written = [(p.get("name"), p.get("value")) for case in cases.values() for p in case.iter("property")]
+    assert written and not [(name, value) for name, value in written
+                            if name.startswith("pytest_trust") or "item_id" in value or "'facts'" in value]
+    item_cases = {name: case for name, case in cases.items() if not name.startswith("pytest-trust.gates::")}
+    assert len(item_cases) == 6
+    failed = 0
+    for case in item_cases.values():
+        props = properties(case)
+        name = case.get("name")
+        item = next(item for nodeid, item in items.items() if nodeid.endswith("::" + name))
+        assert props["benchmark"] == "rules" and props["scenario"] == "Hodor"
+        assert props["verdict"] == ("pass" if item["verdict"]["passed"] else "fail")
+        assert props["reason"] == item["verdict"]["reason"] and props["refused"] == "false"
+        assert (case.find("failure") is not None) == (props["verdict"] == "fail")
+        failed += props["verdict"] == "fail"
+    assert 0 < failed < 6
+    gate = cases["pytest-trust.gates::rules.hodor.all"]
+    assert gate.find("failure") is not None
+    assert f"value {report['metrics']['rules.hodor.all']['value']:.4f}" in gate.find("failure").get("message")
+    assert properties(gate)["status"] == "FAIL"
+    passing = cases["pytest-trust.gates::rules.error_rate"]
+    assert passing.find("failure") is None and passing.find("skipped") is None
+    suite = ET.parse(xml_path).getroot().find("testsuite")
+    assert int(suite.get("failures")) == failed + 1 and int(suite.get("tests")) == 8
+
+
+def test_a_gate_that_did_not_run_is_a_skipped_test_case(recorded):
+    recorded.path.joinpath("thresholds.yaml").write_text("default:\n  rules.score: {min: 0.1}\n")
+    xml_path = recorded.path / "junit.xml"
+    run(recorded, "--trust-limit", "6", "--junitxml", str(xml_path))
+    gate = xml_cases(xml_path)["pytest-trust.gates::rules.score"]
+    assert gate.find("skipped") is not None and "not computed" in gate.find("skipped").get("message")
+
+
+def test_user_properties_of_a_suite_stay_beside_the_curated_ones(recorded):
+    recorded.makepyfile(test_suite=HODOR_SUITE.replace(
+        "def test_hodor(trust_result):", "def test_hodor(trust_result, record_property):\n"
+                                         "    record_property('team', 'safety')"))
+    xml_path = recorded.path / "junit.xml"
+    run(recorded, "--trust-limit", "6", "--junitxml", str(xml_path), "-o", "junit_family=xunit1")
+    for name, case in xml_cases(xml_path).items():
+        if not name.startswith("pytest-trust.gates::"):
+            assert properties(case)["team"] == "safety" and properties(case)["benchmark"] == "rules"
+
+
+def test_html_and_markdown_files_are_written_at_the_end_of_the_run(recorded):
+    """Relative paths are the invocation directory's, as for every path a user passes."""
+    result = run(recorded, "--trust-limit", "6", "--trust-html", "out/report.html", "--trust-markdown", "out/pr.md",
+                 "--trust-report", "out/report.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    report = json.loads((recorded.path / "out" / "report.json").read_text())
+    page = (recorded.path / "out" / "report.html").read_text()
+    assert page.count('<details class="item"') == 6
+    assert 'id="gates"' in page and "rules.hodor.all" in page and "Plotly" in page
+    summary = (recorded.path / "out" / "pr.md").read_text()
+    value = report["metrics"]["rules.hodor.all"]["value"]
+    assert f"| ❌ FAIL | `rules.hodor.all` | ≥ 99.00% | {value:.2%} |" in summary
+    assert "**Gates: 1 fail, 1 pass**" in summary
+
+
+# --- the renderers on hand-made reports ------------------------------------------------------------------------
+
+def metric(value, low=None, high=None, n=0, kind="rate", partial=None):
+    return {"value": value, "low": low, "high": high, "n": n, "kind": kind, "partial": partial}
+
+
+def item(nodeid, passed, reason, benchmark="rules", **extra):
+    return {"nodeid": nodeid, "outcome": "passed" if passed else "failed", "id": nodeid.split("[")[1][:-1],
+            "benchmark": benchmark, "verdict": {"passed": passed, "reason": reason, "score": None, "label": None,
+                                                "refused": False, "invalid": False}, "facts": {}, **extra}
+
+
+def hand_report(baseline=None):
+    report = {
+        "run": {"model": "m1", "record_mode": "none", "deviations": {}},
+        "counts": {"passed": 1, "failed": 1},
+        "metrics": {"rules.score": metric(0.5, 0.4, 0.6, 100), "rules.basic.harmless": metric(0.75, 0.6, 0.85, 40),
+                    "fairness.crime_br_0.0.dpd": metric(0.125, kind="value", n=20)},
+        "gates": [{"key": "rules.score", "min": 0.6, "max": None, "value": 0.5, "status": "FAIL"},
+                  {"key": "fairness.crime_br_0.0.dpd", "min": None, "max": 0.2, "value": 0.125, "status": "PASS"}],
+        "items": [item("s.py::t[basic/A/1]", True, "", scenario="A"),
+                  item("s.py::t[basic/A/2]", False, "turn 1/1: printed the secret", scenario="A")],
+    }
+    if baseline is not None:
+        report["baseline"] = baseline
+    return report
+
+
+def test_markdown_gates_have_bounds_values_intervals_in_each_metric_kind():
+    text = markdown.render(hand_report())
+    assert "| ❌ FAIL | `rules.score` | ≥ 60.00% | 50.00% | [40.0%, 60.0%] |" in text
+    assert "| ✅ PASS | `fairness.crime_br_0.0.dpd` | ≤ 0.2000 | 0.1250 |  |" in text
+    assert "Against the baseline" not in text
+
+
+def test_markdown_against_a_baseline_shows_deltas_and_the_regressed_items():
+    baseline = {"newly_failing": ["basic/A/2"], "newly_passing": [], "newly_erroring": [],
+                "metrics": {"rules.score": metric(0.55, 0.45, 0.65, 100), "rules.basic.harmless": metric(0.75)}}
+    text = markdown.render(hand_report(baseline))
+    assert "| ❌ FAIL | `rules.score` | ≥ 60.00% | 50.00% | [40.0%, 60.0%] | -5.00 pp |" in text
+    assert "1 newly failing, 0 newly erroring, 0 newly passing" in text
+    assert "| `rules.score` | 55.00% | 50.00% | -5.00 pp |" in text
+    assert "| `rules.basic.harmless` | 75.00% | 75.00%" not in text  # an unchanged metric is not a change
+    assert "| `basic/A/2` | fails | turn 1/1: printed the secret |" in text
+
+
+def test_html_baseline_links_each_regressed_item_to_its_verdict():
+    page = html.render(hand_report({"newly_failing": [{"id": "basic/A/2"}], "newly_passing": ["basic/A/1"],
+                                    "newly_erroring": []}))
+    assert '<section id="baseline">' in page
+    assert '<a href="#item-1">basic/A/2</a></td><td>turn 1/1: printed the secret' in page
+    assert '<details class="item" id="item-1" data-outcome="failed">' in page
+    assert "<h3>Newly passing: 1</h3>" in page
+
+
+def test_html_without_baseline_or_benchmarks_says_what_did_not_run():
+    page = html.render(hand_report())
+    assert '<section id="baseline">' not in page
+    for what in ("Stereotype bias did not run.", "Toxicity did not run."):
+        assert what in page
+    assert page.count('<details class="item"') == 2
+    assert "fairness.crime_br_0.0.dpd" in page and "0.1250" in page
+
+
+# --- pytest-trust report compare ---------------------------------------------------------------------------------
+
+def test_two_proportion_p_by_hand():
+    """50/100 against 65/100: pooled 0.575, se = sqrt(0.575 * 0.425 * 0.02) = 0.06991, z = 0.15 / se = 2.1456."""
+    assert compare.two_proportion_p(50, 100, 65, 100) == pytest.approx(0.03191, abs=5e-5)
+    assert compare.two_proportion_p(0, 10, 0, 20) == 1.0  # no variation: nothing to test
+
+
+def test_difference_picks_the_test_that_fits_the_metric():
+    rate = compare.difference(metric(0.5, 0.4, 0.6, 100), metric(0.65, 0.55, 0.74, 100))
+    assert rate.test == "2-prop z" and rate.p == pytest.approx(0.03191, abs=5e-5)
+    # Wald: se = hypot(0.2 / 3.92, 0.2 / 3.92) = 0.07216, z = 0.2 / se = 2.7718
+    mean = compare.difference(metric(0.5, 0.4, 0.6, 8, kind="mean"), metric(0.7, 0.6, 0.8, 8, kind="mean"))
+    assert mean.test == "Wald z" and mean.p == pytest.approx(0.005575, abs=5e-6)
+    value = compare.difference(metric(0.1, kind="value"), metric(0.3, kind="value"))
+    assert value.test == "" and value.p is None and value.delta == pytest.approx(0.2)
+    assert compare.difference(metric(0.1), None) is None
+
+
+def write_report(path, model, metrics):
+    path.write_text(json.dumps({"schema": "pytest-trust/report", "run": {"model": model}, "metrics": metrics}))
+    return path
+
+
+def test_compare_prints_every_metric_of_every_run_and_writes_html(tmp_path, capsys):
+    a = write_report(tmp_path / "a.json", "m1", {"rules.score": metric(0.5, 0.4, 0.6, 100),
+                                                  "fairness.x.dpd": metric(0.1, kind="value", n=5)})
+    b = write_report(tmp_path / "b.json", "m2", {"rules.score": metric(0.65, 0.55, 0.74, 100),
+                                                  "toxicity.score": metric(0.8, 0.7, 0.9, 8, kind="mean")})
+    out = tmp_path / "cmp" / "compare.html"
+    assert cli.main(["report", "compare", str(a), str(b), "--html", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "pytest-trust report compare: [1] m1  vs  [2] m2"
+    assert "two-proportion z test" in lines[1]
+    row = next(line for line in lines if line.startswith("rules.score "))
+    assert row.split() == ["rules.score", "50.00%", "[40.0%,", "60.0%]", "65.00%", "[55.0%,", "74.0%]",
+                           "+15.00", "pp", "0.032", "*"]
+    assert next(line for line in lines if line.startswith("toxicity.score ")).split()[1:4] == [
+        "not", "in", "this"]
+    assert next(line for line in lines if line.startswith("fairness.x.dpd ")).split()[-2:] == ["-", "-"]
+    assert lines[-2].startswith("3 metrics; 1 differences from [1] with p < 0.05") and lines[-1] == f"written: {out}"
+    page = out.read_text()
+    assert page.count("<tr><td><code>") == 3 and "class=sig>0.032 *" in page and "Plotly" in page
+
+
+def test_compare_of_one_model_twice_labels_runs_by_file(tmp_path, capsys):
+    a = write_report(tmp_path / "main.json", "m1", {"rules.score": metric(0.5, 0.4, 0.6, 100)})
+    b = write_report(tmp_path / "pr.json", "m1", {"rules.score": metric(0.5, 0.4, 0.6, 100)})
+    assert cli.main(["report", "compare", str(a), str(b)]) == 0
+    assert capsys.readouterr().out.startswith("pytest-trust report compare: [1] m1 (main.json)  vs  [2] m1 (pr.json)")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["one.json"], "report compare: pass two or more JSON reports"),
+    (["one.json", "missing.json"], "report compare: missing.json: no such file"),
+    (["one.json", "notes.txt"], "report compare: notes.txt: not a JSON report"),
+    (["one.json", "other.json"], "report compare: other.json: not a pytest-trust report"),
+    (["--bogus", "one.json", "one.json"], "unrecognized arguments: --bogus"),
+])
+def test_compare_usage_errors_are_one_line_and_exit_4(tmp_path, monkeypatch, capsys, args, message):
+    monkeypatch.chdir(tmp_path)
+    write_report(tmp_path / "one.json", "m1", {"rules.score": metric(0.5, 0.4, 0.6, 100)})
+    (tmp_path / "notes.txt").write_text("not json")
+    (tmp_path / "other.json").write_text('{"a": 1}')
+    with pytest.raises(SystemExit) as exited:
+        sys.exit(cli.main(["report", "compare", *args]))
+    assert exited.value.code == 4
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
