@@ -18,7 +18,6 @@ more items newly fail than newly pass.
 
 from __future__ import annotations
 
-import json
 import re
 import textwrap
 from collections import defaultdict
@@ -26,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageProblem
+from .report import json_report
 from .stats import mcnemar_exact, paired_bootstrap_mean_of_rates
 
 SCHEMA = "pytest-trust/report"
@@ -47,18 +46,8 @@ BRACKETS = re.compile(r"\[(.*)\]$")
 
 def load(path: Path) -> dict[str, Any]:
     """The baseline report, or one UsageProblem naming the file and what to do."""
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageProblem(f"--trust-baseline {path}: no such file; pass the JSON report of an earlier run "
-                           "(--trust-report PATH), or add --trust-baseline-update to write this run's there") from None
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        raise UsageProblem(f"--trust-baseline {path}: not a JSON report ({err}); pass a file written with "
-                           "--trust-report PATH") from None
-    if not isinstance(report, dict) or report.get("schema") != SCHEMA or not isinstance(report.get("items"), list):
-        raise UsageProblem(f"--trust-baseline {path}: not a pytest-trust JSON report (no \"schema\": \"{SCHEMA}\" "
-                           "with items); pass a file written with --trust-report PATH")
-    return report
+    return json_report.read(path, "--trust-baseline", "pass the JSON report of an earlier run (--trust-report "
+                            "PATH), or add --trust-baseline-update to write this run's there")
 
 
 def state(entry: Mapping[str, Any]) -> str | None:

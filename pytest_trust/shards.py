@@ -10,7 +10,6 @@ aggregates them, so the merged metrics are exactly an unsharded run's; then it e
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 from .errors import UsageProblem
 from .items import Result
 from .metrics import Metric, error_rate
+from .report import json_report
 
 SCHEMA = "pytest-trust/report"
 
@@ -39,21 +39,8 @@ def select(items: list[Any], shard: tuple[int, int], key: Callable[[Any], str]) 
 
 
 def load_reports(paths: Sequence[Path]) -> list[dict[str, Any]]:
-    reports = []
-    for path in paths:
-        try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise UsageProblem(f"report merge: {path}: no such file; pass the JSON reports the shards wrote "
-                               "(--trust-report PATH)") from None
-        except (OSError, UnicodeDecodeError, ValueError) as err:
-            raise UsageProblem(f"report merge: {path}: not a JSON report ({err}); pass a file written with "
-                               "--trust-report PATH") from None
-        if not isinstance(report, dict) or report.get("schema") != SCHEMA or not isinstance(report.get("items"), list):
-            raise UsageProblem(f"report merge: {path}: not a pytest-trust JSON report; pass a file written with "
-                               "--trust-report PATH")
-        reports.append(report)
-    return reports
+    return [json_report.read(path, "report merge:", "pass the JSON reports the shards wrote (--trust-report PATH)")
+            for path in paths]
 
 
 def check(paths: Sequence[Path], reports: Sequence[Mapping[str, Any]], allow_missing: bool = False) -> list[str]:

@@ -14,13 +14,13 @@ are paired, for which a paired test (McNemar on the items' verdicts) is the shar
 from __future__ import annotations
 
 import html
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageProblem
+from . import json_report
 from .markdown import fmt_interval, fmt_value, headline_keys, is_percent
 
 Z95 = 1.959963984540054
@@ -49,17 +49,7 @@ def load(paths: list[Path]) -> list[Run]:
         raise UsageProblem("report compare: pass two or more JSON reports (written with --trust-report PATH)")
     runs = []
     for path in paths:
-        try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise UsageProblem(f"report compare: {path}: no such file; pass the JSON report a run wrote with "
-                               "--trust-report PATH") from None
-        except (OSError, UnicodeDecodeError, ValueError) as err:
-            raise UsageProblem(f"report compare: {path}: not a JSON report ({err}); pass a file written with "
-                               "--trust-report PATH") from None
-        if not isinstance(report, dict) or report.get("schema") != "pytest-trust/report":
-            raise UsageProblem(f"report compare: {path}: not a pytest-trust report (no \"schema\": "
-                               "\"pytest-trust/report\"); pass a file written with --trust-report PATH")
+        report = json_report.read(path, "report compare:", with_items=False)
         if not isinstance(report.get("metrics"), dict):
             raise UsageProblem(f"report compare: {path}: the report has no metrics; was it cut short?")
         runs.append(Run("", path, report))

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..errors import UsageProblem
+
 SCHEMA = "pytest-trust/report"
 SCHEMA_VERSION = 1
 PACKAGES = ("pytest-trust", "pytest", "openai", "vcrpy", "pytest-recording", "pytest-xdist", "numpy",
@@ -90,6 +92,23 @@ def dump(path: Path, report: dict[str, Any]) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)
+
+
+def read(path: Path, what: str, missing: str = "pass the JSON report a run wrote with --trust-report PATH",
+         with_items: bool = True) -> dict[str, Any]:
+    """A saved report, or one UsageProblem naming what asked for it, the file, and what to do."""
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageProblem(f"{what} {path}: no such file; {missing}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise UsageProblem(f"{what} {path}: not a JSON report ({err}); pass a file written with "
+                           "--trust-report PATH") from None
+    if (not isinstance(report, dict) or report.get("schema") != SCHEMA
+            or (with_items and not isinstance(report.get("items"), list))):
+        raise UsageProblem(f"{what} {path}: not a pytest-trust report (no \"schema\": \"{SCHEMA}\" with items); "
+                           "pass a file written with --trust-report PATH")
+    return report
 
 
 def _data_commits() -> dict[str, str]:
