@@ -11,7 +11,7 @@ item set of every suite:
   RATIO recording_multi_turn         the same for the RuLES suite's conversations (bench_recording.py)
   RATIO local_model_concurrency_gain sequential / concurrent recording time, 2 servers (bench_local_model.py)
   RATIO xdist_n2_over_n0             replay wall time of every recorded item with -n 2 / with -n 0
-  COLLECT <seconds> <peak MB>        `pytest suites/ --collect-only` of every item (targets 30 s, 2,048 MB)
+  COLLECT <seconds> <peak MB>        `pytest suites/ --collect-only` of every item, item cache warm (targets 30 s, 2,048 MB)
 
 Exit status 0 only when every ratio is within its target (a gain at or above it; the others at or below).
 Needs the data mirror (PYTEST_TRUST_DATA) and the local model (scripts/local_model.py install).
@@ -56,6 +56,9 @@ def pytest_command(*args: str) -> list[str]:
 def main() -> int:
     # first, so that the peak of every child so far (what getrusage gives) is the collection's own
     # -qq: one count per file, not 260,000 ids printed (the terminal's cost, not collection's)
+    # twice: the first collection after an install or a code change builds the item cache
+    # (~/.cache/pytest-trust/items); the target is on the second, as every later run collects
+    _, first, _ = child(pytest_command("suites/", "--collect-only", "-q"))
     out, seconds, peak = child(pytest_command("suites/", "--collect-only", "-q"))
     collected = sum(int(n) for n in re.findall(r"^\S+\.py: (\d+)$", out, re.MULTILINE))
     ratios: list[tuple[str, float, float]] = []
@@ -79,7 +82,7 @@ def main() -> int:
         print(f"RATIO {name} {measured:.2f} {target:.2f}")
         ok &= measured >= target if name in GAINS else measured <= target
     print(f"COLLECT {seconds:.1f} {peak:.0f} ({collected} items; targets "
-          f"{COLLECT_SECONDS:.0f} s, {COLLECT_MB:.0f} MB)")
+          f"{COLLECT_SECONDS:.0f} s, {COLLECT_MB:.0f} MB; {first:.1f} s when it built the item cache)")
     return 0 if ok else 1
 
 
