@@ -256,3 +256,12 @@ def test_compare_usage_errors_are_one_line_and_exit_4(tmp_path, monkeypatch, cap
     assert exited.value.code == 4
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
+
+
+def test_a_regression_gate_shows_its_alpha_and_p_value_not_a_percentage():
+    report = {"schema": "pytest-trust/report", "run": {"model": "m"}, "counts": {}, "metrics": {}, "items": [],
+              "gates": [{"key": "rules.regression", "min": None, "max": None, "value": 0.0078, "status": "FAIL",
+                         "reason": "8 newly failing", "alpha": 0.05, "blocks": True}]}
+    row = next(line for line in markdown.render(report).splitlines() if "rules.regression" in line)
+    assert "no regression at α = 0.05" in row and "p = 0.0078" in row and "%" not in row
+    assert "no regression at α = 0.05" in html.render(report) and "p = 0.0078" in html.render(report)

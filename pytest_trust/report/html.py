@@ -26,8 +26,8 @@ from .markdown import (
     baseline_ids,
     benchmark_of,
     fmt_bound,
+    fmt_gate_value,
     fmt_interval,
-    fmt_number,
     fmt_value,
     gate_counts,
     headline_keys,
@@ -201,7 +201,7 @@ def _gates(report: dict[str, Any]) -> str:
         status = gate["status"]
         rows.append([f'<span class="badge {_e(status.replace(" ", "-"))}">{_e(status)}</span>',
                      f"<code>{_e(gate['key'])}</code>", _e(fmt_bound(gate, metric)),
-                     _e(fmt_number(gate.get("value"), is_percent(metric))), _e(fmt_interval(metric)), _bar(metric)])
+                     _e(fmt_gate_value(gate, metric)), _e(fmt_interval(metric)), _bar(metric)])
     return _table(["status", "gate", "bound", "value", "95% interval", ""], rows, {3})
 
 

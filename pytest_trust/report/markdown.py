@@ -46,7 +46,16 @@ def fmt_delta(now: dict[str, Any] | None, before: dict[str, Any] | None) -> str:
     return f"{delta * 100:+.2f} pp" if is_percent(now) else f"{delta:+.4f}"
 
 
+def fmt_gate_value(gate: dict[str, Any], metric: dict[str, Any] | None) -> str:
+    """A gate's value: its metric's, or for a regression gate the p-value of its paired test."""
+    if gate.get("alpha") is not None:
+        return "-" if gate.get("value") is None else f"p = {gate['value']:.3g}"
+    return fmt_number(gate.get("value"), is_percent(metric))
+
+
 def fmt_bound(gate: dict[str, Any], metric: dict[str, Any] | None) -> str:
+    if gate.get("alpha") is not None:  # fails on a significant change for the worse (exact McNemar)
+        return f"no regression at α = {gate['alpha']:g}"
     percent = is_percent(metric)
     parts = []
     if gate.get("min") is not None:
@@ -122,7 +131,7 @@ def render(report: dict[str, Any]) -> str:
             metric = metrics.get(gate["key"])
             mark = STATUS_MARK.get(gate["status"], "⚪")
             row = (f"| {mark} {gate['status']} | `{gate['key']}` | {fmt_bound(gate, metric)} | "
-                   f"{fmt_number(gate.get('value'), is_percent(metric))} | {fmt_interval(metric)} |")
+                   f"{fmt_gate_value(gate, metric)} | {fmt_interval(metric)} |")
             if before:
                 row += f" {fmt_delta(metric, before.get(gate['key']))} |"
             lines.append(row)
