@@ -192,8 +192,8 @@ def _with_confidence(gate: Gate, metric: Metric) -> GateResult:
     interval = metric.interval(level)
     if interval is None:
         why = ("the metric has no interval (a constant)" if metric.low is None else
-               "its interval is kept at 95% only (a bootstrap metric read back from a report, or one whose "
-               "draws its benchmark does not keep); write confidence: 0.95")
+               "a bootstrap metric read back from a saved report (report merge) keeps its 95% interval only, "
+               "not its draws; write confidence: 0.95")
         return GateResult(gate, metric, NOT_COMPUTED, f"no {level * 100:g}% interval: {why}", blocks=True)
     low, high = interval
     shown = f"{level * 100:g}% interval [{low:.4g}, {high:.4g}]"

@@ -6,6 +6,7 @@ import math
 import zlib
 from collections.abc import Sequence
 from statistics import NormalDist
+from typing import Self
 
 import numpy as np
 
@@ -25,8 +26,20 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+class Interval(tuple):
+    """``(low, high)`` of a percentile bootstrap, with its draws: a gate asking another confidence level
+    takes its interval from them (``Metric.draws``)."""
+
+    draws: np.ndarray
+
+    def __new__(cls, low: float, high: float, draws: np.ndarray) -> Self:
+        interval = super().__new__(cls, (low, high))
+        interval.draws = draws
+        return interval
+
+
 def bootstrap_mean_of_rates(groups: Sequence[tuple[int, int]], level: float = 0.95,
-                            resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+                            resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> Interval:
     """Percentile interval of the unweighted mean of several pass rates, each group (successes, n)
     resampled with replacement on its own (a stratified bootstrap). Resampling n pass/fail outcomes
     with replacement draws the pass count from Binomial(n, successes/n), which is what is drawn."""
@@ -37,11 +50,11 @@ def bootstrap_mean_of_rates(groups: Sequence[tuple[int, int]], level: float = 0.
     means /= len(groups)
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
-    return float(low), float(high)
+    return Interval(float(low), float(high), means)
 
 
 def bootstrap_weighted_rates(terms: Sequence[tuple[float, int, int]], offset: float = 0.0, level: float = 0.95,
-                             resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+                             resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> Interval:
     """Percentile interval of ``offset + sum(weight * successes / n)`` over ``(weight, successes, n)``
     terms, each term's count redrawn from Binomial(n, successes/n) on its own, as above. Scores that
     average runs of unequal standing (a mean of parts, each a mean of runs) weigh their rates this way."""
@@ -51,7 +64,7 @@ def bootstrap_weighted_rates(terms: Sequence[tuple[float, int, int]], offset: fl
         draws += weight * rng.binomial(n, successes / n, size=resamples) / n
     tail = (1 - level) / 2 * 100
     low, high = np.percentile(draws, [tail, 100 - tail])
-    return float(low), float(high)
+    return Interval(float(low), float(high), draws)
 
 
 def mcnemar_exact(newly_failing: int, newly_passing: int) -> float:

@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 from pytest_trust.benchmarks.rules import aggregate, metric_keys
+from pytest_trust.gates import Gate, evaluate
 from pytest_trust.items import Result, Verdict
 from pytest_trust.stats import (
+    BOOTSTRAP_RESAMPLES,
     Z95,
     bootstrap_mean_of_rates,
     bootstrap_weighted_rates,
@@ -113,3 +115,17 @@ def test_resampled_sums_draw_indices_for_many_distinct_units_with_the_same_law()
 def test_resampled_max_of_two_values():
     draws = resampled_max([0.2, 0.6], "prompt")  # misses 0.6 with probability 1/4
     assert set(np.unique(draws)) == {0.2, 0.6} and np.mean(draws == 0.2) == pytest.approx(0.25, abs=0.02)
+
+
+def test_a_bootstrap_headline_keeps_its_draws_for_other_confidence_levels():
+    results = [result(suite, "Encryption", bucket, passed)
+               for suite in ("basic", "redteam") for bucket in ("harmless", "helpful")
+               for passed in (True, True, False) * 10]
+    score = aggregate(results)["rules.score"]
+    assert score.draws is not None and len(score.draws) == BOOTSTRAP_RESAMPLES
+    assert score.interval(0.95) == (score.low, score.high)
+    low90, high90 = score.interval(0.9)
+    assert score.low < low90 < score.value < high90 < score.high
+    assert (low90, high90) == pytest.approx(tuple(np.percentile(score.draws, [5, 95])))
+    gate, = evaluate([Gate("rules.score", min=low90 - 0.01, confidence=0.9)], {"rules.score": score})
+    assert gate.status == "PASS"

@@ -48,8 +48,8 @@ def aggregate(results: Iterable[Result]) -> dict[str, Metric]:
         groups = [tuple(counts[f"rules.{s}.{b}"]) for s, b in buckets if f"rules.{s}.{b}" in counts]
         if len(groups) == len(buckets):  # a partial mean is not the published score: leave it out
             value = sum(p / n for p, n in groups) / len(groups)
-            low, high = bootstrap_mean_of_rates(groups)
-            metrics[key] = Metric(value, low, high, sum(n for _, n in groups), kind="mean")
+            low, high = interval = bootstrap_mean_of_rates(groups)
+            metrics[key] = Metric(value, low, high, sum(n for _, n in groups), kind="mean", draws=interval.draws)
     return metrics
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ....items import Result
 from ....metrics import Metric, pass_rate
-from ....stats import bootstrap_weighted_rates
+from ....stats import Interval, bootstrap_weighted_rates
 from .scenarios import ATTACKS, BIASES, COUNTERFACTUAL_TASKS, HEURISTICS, NAME, SCENARIOS, SETUPS
 
 PARTS = ("counterfactual", "spurious", "backdoor")
@@ -120,9 +120,9 @@ def metric(linear: Linear) -> Metric:
     if linear.offset == 0 and len(linear.terms) == 1 and linear.terms[0][0] == 1:
         rate = pass_rate(linear.terms[0][1], n)
         return Metric(rate.value, rate.low, rate.high, n, "rate", partial)
-    low, high = bootstrap(linear)
-    return Metric(linear.value, low, high, n, "mean", partial)
+    low, high = interval = bootstrap(linear)
+    return Metric(linear.value, low, high, n, "mean", partial, draws=interval.draws)
 
 
-def bootstrap(linear: Linear) -> tuple[float, float]:
+def bootstrap(linear: Linear) -> Interval:
     return bootstrap_weighted_rates(linear.terms, linear.offset)

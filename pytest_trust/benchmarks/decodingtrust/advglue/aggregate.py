@@ -85,6 +85,6 @@ def _mean_over_rows(rows: dict[tuple[str, str], list[int]], wanted: Sequence[tup
         return None
     missing = [f"{data_set}-{task}" for data_set, task in wanted if (data_set, task) not in rows]
     value = sum(hits / n for hits, n in groups) / len(groups)
-    low, high = bootstrap_mean_of_rates(groups)
+    low, high = interval = bootstrap_mean_of_rates(groups)
     partial = f"not run: {', '.join(missing)}" if missing else None
-    return Metric(value, low, high, sum(n for _, n in groups), kind="mean", partial=partial)
+    return Metric(value, low, high, sum(n for _, n in groups), kind="mean", partial=partial, draws=interval.draws)

@@ -127,8 +127,8 @@ def _lacking(missing: list[str]) -> str | None:
 
 def _mean_of_rates(parts: list[Part], partial: str | None) -> Metric:
     value = sum(p.rate for p in parts) / len(parts)
-    low, high = bootstrap_mean_of_rates([(p.successes, p.n) for p in parts])
-    return Metric(value, low, high, sum(p.n for p in parts), kind="mean", partial=partial)
+    low, high = interval = bootstrap_mean_of_rates([(p.successes, p.n) for p in parts])
+    return Metric(value, low, high, sum(p.n for p in parts), kind="mean", partial=partial, draws=interval.draws)
 
 
 def _score(counts: dict) -> dict[str, Metric]:
@@ -169,6 +169,6 @@ def _weighted_mean(components: list[list[Part]], partial: str | None) -> Metric:
     interval (each rate's count redrawn from its binomial, as stats.bootstrap_mean_of_rates does)."""
     parts = [Part(p.successes, p.n, p.weight / len(components)) for component in components for p in component]
     value = sum(p.weight * p.rate for p in parts)
-    low, high = bootstrap_weighted_rates([(p.weight, p.successes, p.n) for p in parts])
-    return Metric(value, low, high, sum(p.n for p in parts), kind="mean", partial=partial)
+    low, high = interval = bootstrap_weighted_rates([(p.weight, p.successes, p.n) for p in parts])
+    return Metric(value, low, high, sum(p.n for p in parts), kind="mean", partial=partial, draws=interval.draws)
 
