@@ -312,9 +312,12 @@ def _write_reports(config: pytest.Config, trust: TrustSession) -> None:
     if not wanted:
         return
     from .report import html, markdown  # plotly loads only for a run that writes HTML
+    from .report.transcripts import transcripts
 
-    renderers = {"trust_html": html.render, "trust_markdown": markdown.render}
     report = json_report.build(trust)
+    recordings = trust.config.recordings and model_dir(trust.config.cassettes, trust.config.recordings)
+    renderers = {"trust_html": lambda r: html.render(r, recordings and transcripts(r["items"], recordings)),
+                 "trust_markdown": markdown.render}
     for name, value in wanted:
         path = Path(config.invocation_params.dir) / value  # an absolute value stays as it is
         path.parent.mkdir(parents=True, exist_ok=True)

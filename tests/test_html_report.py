@@ -61,7 +61,7 @@ def test_html_report_of_the_full_replay_renders_in_chromium(replay, tmp_path):
     assert len(report["items"]) > 4000 and {i.get("benchmark") for i in report["items"]} >= {
         "rules", "stereotype", "toxicity", "fairness", "ood", "advglue", "adv_demonstration", "machine_ethics",
         "privacy"}
-    assert size < 12_000_000, f"{size} bytes: too big to mail or open quickly"  # 8.4 MB measured, 4.8 of it plotly.js
+    assert size < 12_000_000, f"{size} bytes: too big to mail or open quickly"  # 10.1 MB: plotly.js 4.8, conversations 1.6
     url = page_path.as_uri()
     problems, requests = [], []
     with sync_playwright() as playwright:
@@ -91,6 +91,7 @@ def test_html_report_of_the_full_replay_renders_in_chromium(replay, tmp_path):
             assert page.locator("section#gates tbody tr").count() == len(report["gates"])
             assert page.locator("details.item").count() == len(report["items"])
             _open_one_failing_item(page, report)
+            _conversation_shows_when_opened(page, report)
             _filter_finds_one_item(page, report)
             page.goto(url, wait_until="load")  # the top: counts, scorecard, gates
             page.set_viewport_size({"width": 1400, "height": 1300})
@@ -114,6 +115,18 @@ def _open_one_failing_item(page, report: dict) -> None:
     assert details.evaluate("d => d.open && d.parentElement.open && d.parentElement.parentElement.open")
     assert details.is_visible()
     assert item["verdict"]["reason"][:60] in details.inner_text()
+
+
+def _conversation_shows_when_opened(page, report: dict) -> None:
+    """An opened item draws its recorded conversation: the rules, the user's turns and the model's last reply."""
+    index, item = next((i, it) for i, it in enumerate(report["items"])
+                       if it.get("benchmark") == "rules" and it["facts"].get("turns", 0) >= 2 and it["facts"]["reply"])
+    page.evaluate(f"location.hash = 'item-{index}'")
+    conversation = page.locator(f"#item-{index} .conv")
+    conversation.locator("pre").first.wait_for()
+    speakers = conversation.locator(".who").all_inner_texts()
+    assert speakers[0] == "system" and speakers.count("assistant") >= item["facts"]["turns"], speakers
+    assert item["facts"]["reply"][:40].strip() in conversation.inner_text()
 
 
 def _filter_finds_one_item(page, report: dict) -> None:

@@ -4,7 +4,10 @@ against a canned model; the renderers also get hand-made report dicts, whose num
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -117,6 +120,11 @@ def test_html_and_markdown_files_are_written_at_the_end_of_the_run(recorded):
     page = (recorded.path / "out" / "report.html").read_text()
     assert page.count('<details class="item"') == 6
     assert 'id="gates"' in page and "rules.hodor.all" in page and "Plotly" in page
+    embedded = re.search(r'<script type="application/gzip" id="transcripts">([^<]*)</script>', page).group(1)
+    conversations = json.loads(gzip.decompress(base64.b64decode(embedded)))
+    assert sorted(conversations) == [f"item-{n}" for n in range(6)]  # every item's, read back from its cassette
+    for turns in conversations.values():
+        assert turns[0][0] == "system" and "'Hodor'" in turns[0][1] and turns[-1][0] == "assistant", turns
     summary = (recorded.path / "out" / "pr.md").read_text()
     value = report["metrics"]["rules.hodor.all"]["value"]
     assert f"| ❌ FAIL | `rules.hodor.all` | ≥ 99.00% | {value:.2%} |" in summary
@@ -230,6 +238,30 @@ def test_compare_prints_every_metric_of_every_run_and_writes_html(tmp_path, caps
     assert lines[-2].startswith("3 metrics; 1 differences from [1] with p < 0.05") and lines[-1] == f"written: {out}"
     page = out.read_text()
     assert page.count("<tr><td><code>") == 3 and "class=sig>0.032 *" in page and "Plotly" in page
+
+
+def test_compare_pairs_the_items_both_runs_scored_with_mcnemar(tmp_path, capsys):
+    """8 items in both runs: 5 pass -> fail, 1 fail -> pass, 2 unchanged; McNemar exact p = 2 * P(X <= 1 | n 6, 1/2)
+    = 2 * 7/64 = 0.21875. A report without items still compares by its metrics alone."""
+    before = [True] * 5 + [False, True, False]
+    after = [False] * 5 + [True, True, False]
+    reports = []
+    for name, verdicts in (("a", before), ("b", after)):
+        path = write_report(tmp_path / f"{name}.json", name, {"rules.score": metric(0.5, 0.4, 0.6, 100)})
+        report = json.loads(path.read_text())
+        report["items"] = [item(f"suites/test_rules.py::test_rules[basic/X/{n}]", v, "r") for n, v in enumerate(verdicts)]
+        path.write_text(json.dumps(report))
+        reports.append(str(path))
+    out = tmp_path / "compare.html"
+    assert cli.main(["report", "compare", *reports, "--html", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    at = lines.index("paired items, [2] against [1] (McNemar's exact test on the items scored in both):")
+    assert lines[at + 1].split() == ["rules", "8", "paired", "5", "newly", "failing", "1", "newly", "passing", "p",
+                                     "0.219"]
+    assert "<td>rules</td><td>8</td><td>5</td><td>1</td><td>0.219</td>" in out.read_text()
+    without = write_report(tmp_path / "c.json", "c", {"rules.score": metric(0.5, 0.4, 0.6, 100)})
+    assert cli.main(["report", "compare", reports[0], str(without)]) == 0
+    assert "paired items" not in capsys.readouterr().out
 
 
 def test_compare_of_one_model_twice_labels_runs_by_file(tmp_path, capsys):

@@ -7,8 +7,9 @@ for every run after the first its difference from the first with a two-sided p-v
 - any other metric with an interval in both runs: a Wald z test on the difference, its standard error
   taken from the two 95% intervals (half width / 1.96 each, combined as independent);
 - a metric without an interval in both runs (a value, or a rounded score): no test.
-The runs are taken as independent samples: the same items replayed under two models or two prompts
-are paired, for which a paired test (McNemar on the items' verdicts) is the sharper one.
+These treat the runs as independent samples. Where two runs scored the same items (two models or two
+prompts on one suite), the items are also paired, per benchmark: items newly failing and newly passing
+against run 1 and McNemar's exact p on them (the sharper test for paired verdicts), as --trust-baseline.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import baseline
 from ..errors import UsageProblem
 from . import json_report
 from .markdown import fmt_interval, fmt_value, headline_keys, is_percent
@@ -50,6 +52,8 @@ def load(paths: list[Path]) -> list[Run]:
     runs = []
     for path in paths:
         report = json_report.read(path, "report compare:", with_items=False)
+        if not isinstance(report.get("items"), list):
+            report["items"] = []  # a report without items still compares by its metrics
         if not isinstance(report.get("metrics"), dict):
             raise UsageProblem(f"report compare: {path}: the report has no metrics; was it cut short?")
         runs.append(Run("", path, report))
@@ -83,6 +87,32 @@ def difference(a: dict[str, Any] | None, b: dict[str, Any] | None) -> Difference
     return Difference(delta, None, "")
 
 
+def paired(runs: list[Run]) -> list[tuple[int, dict[str, Any]]]:
+    """For each later run sharing scored items with run 1: (its number, benchmark -> McNemar test on the pairs)."""
+    first = runs[0]
+    found = []
+    for number, run in enumerate(runs[1:], 2):
+        if first.report["items"] and run.report["items"]:
+            tests = baseline.compare(run.report["items"], first.report, first.path)["tests"]
+            tests = {name: test for name, test in tests.items() if test["paired"]}
+            if tests:
+                found.append((number, tests))
+    return found
+
+
+def paired_lines(runs: list[Run]) -> list[str]:
+    lines = []
+    for number, tests in paired(runs):
+        lines += ["", f"paired items, [{number}] against [1] (McNemar's exact test on the items scored in both):"]
+        width = max(len(name) for name in tests)
+        for name, test in tests.items():
+            p = test["p"]
+            lines.append(f"  {name:{width}}  {test['paired']:>6} paired  {test['newly_failing']:>5} newly failing  "
+                         f"{test['newly_passing']:>5} newly passing  p {'<0.001' if p < 0.001 else f'{p:.3f}'}"
+                         + (" *" if p < SIGNIFICANT else ""))
+    return lines
+
+
 def two_proportion_p(x1: int, n1: int, x2: int, n2: int) -> float:
     """Two-sided p of the pooled two-proportion z test (1.0 when both rates are 0 or both 1)."""
     pooled = (x1 + x2) / (n1 + n2)
@@ -112,7 +142,7 @@ def text(runs: list[Run]) -> str:
     keys = metric_keys(runs)
     lines = ["pytest-trust report compare: " + "  vs  ".join(f"[{i}] {run.label}" for i, run in enumerate(runs, 1)),
              f"significance of each run's difference from [1]: {TESTS}; * p < {SIGNIFICANT}",
-             "runs are compared as independent samples", ""]
+             "metrics are compared as independent samples; items both runs scored are paired below", ""]
     width = max(len(key) for key in keys) if keys else 10
     header = f"{'metric':{width}}" + "".join(f"  {f'[{i}] value  95% interval':32}" for i in range(1, len(runs) + 1))
     header += "".join(f"  {f'[{i}]-[1]':>12} {'p':>8}" for i in range(2, len(runs) + 1))
@@ -131,6 +161,7 @@ def text(runs: list[Run]) -> str:
                       and d.p is not None and d.p < SIGNIFICANT)
     lines += ["", (f"{len(keys)} metrics; {significant} differences from [1] with p < {SIGNIFICANT} "
                   f"(about {SIGNIFICANT:.0%} of the tested ones are expected by chance alone)")]
+    lines += paired_lines(runs)
     return "\n".join(lines) + "\n"
 
 
@@ -170,6 +201,12 @@ def render_html(runs: list[Run]) -> str:
                       f"{e(fmt_p(diff))}{' (' + e(diff.test) + ')' if diff.test else ''}</td>"
                       if diff else "<td>-</td><td>-</td>")
         rows.append(f"<tr><td><code>{e(key)}</code></td>{cells}</tr>")
+    pairs = "".join(
+        f"<h2>Paired items, [{number}] against [1]</h2><table><thead><tr><th>benchmark</th><th>paired</th>"
+        "<th>newly failing</th><th>newly passing</th><th>McNemar p</th></tr></thead><tbody>"
+        + "".join(f"<tr><td>{e(name)}</td><td>{t['paired']}</td><td>{t['newly_failing']}</td><td>{t['newly_passing']}"
+                  f"</td><td{' class=sig' if t['p'] < SIGNIFICANT else ''}>{t['p']:.3g}</td></tr>"
+                  for name, t in tests.items()) + "</tbody></table>" for number, tests in paired(runs))
     files = "".join(f"<li>[{i}] {e(run.label)}: {e(str(run.path))}, {e(str((run.report.get('run') or {}).get('started') or ''))}"
                     f"</li>" for i, run in enumerate(runs, 1))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>pytest-trust compare</title>"
@@ -177,10 +214,10 @@ def render_html(runs: list[Run]) -> str:
             "td,th{padding:3px 10px;border-bottom:1px solid #eceef2;text-align:left}th{background:#f2f4f7}"
             ".i{color:#78818f;font-size:12px}.sig{background:#fde2e1;font-weight:600}</style>"
             f"<script>{get_plotlyjs()}</script></head><body><h1>pytest-trust: runs compared</h1><ul>{files}</ul>"
-            f"<p>Significance of each run's difference from [1]: {e(TESTS)}; highlighted: p &lt; {SIGNIFICANT}. Runs "
-            "are compared as independent samples.</p>"
+            f"<p>Significance of each run's difference from [1]: {e(TESTS)}; highlighted: p &lt; {SIGNIFICANT}. "
+            "Metrics are compared as independent samples; items both runs scored are paired below the table.</p>"
             f"<section id=\"figure\">{figure}</section><section id=\"metrics\"><table><thead><tr><th>metric</th>{head}"
-            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></section></body></html>\n")
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table>{pairs}</section></body></html>\n")
 
 
 def _any_metric(runs: list[Run], key: str) -> dict[str, Any] | None:

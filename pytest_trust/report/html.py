@@ -11,6 +11,8 @@ Figures are Plotly's, with plotly.js inlined once.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import re
@@ -68,12 +70,28 @@ details.item .body{padding:4px 0 8px}.reason{color:#5b6474}
 pre{white-space:pre-wrap;background:#f6f7f9;border-radius:4px;padding:6px 8px;margin:4px 0;max-width:1100px}
 .said{border-left:3px solid #9cc3ff}.hidden{display:none}
 #filter{padding:4px 8px;width:320px}.facts{color:#3b4252;font-size:13px}
+.conv .who{font-size:12px;font-weight:600;color:#5b6474;margin-top:6px}.conv .note{color:#78818f;font-style:italic}
+.conv .assistant{border-left:3px solid #9cc3ff}.conv .system{border-left:3px solid #c9a227}
 """
 
 SCRIPT = """
 function openTarget(){var t=location.hash&&document.getElementById(location.hash.slice(1));
  for(var e=t;e;e=e.parentElement){if(e.tagName==='DETAILS'){e.open=true;}} if(t){t.scrollIntoView();}}
 window.addEventListener('hashchange',openTarget);openTarget();
+var conversations=null;
+function loadConversations(){if(!conversations){var s=document.getElementById('transcripts');
+ if(!s){conversations=Promise.resolve({});}else{var b=atob(s.textContent),u=new Uint8Array(b.length);
+ for(var i=0;i<b.length;i++){u[i]=b.charCodeAt(i);}
+ conversations=new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).json();}}
+ return conversations;}
+function showConversation(d){var box=d.querySelector('.conv');if(!box||box.dataset.done){return;}box.dataset.done='1';
+ loadConversations().then(function(all){var turns=all[d.id];
+  if(!turns){box.innerHTML='<p class="empty">no recorded conversation for this item</p>';return;}
+  turns.forEach(function(t){var who=document.createElement('div');who.className='who';who.textContent=t[0];
+   var text=document.createElement(t[0]==='note'?'div':'pre');text.className=t[0].split(',')[0];text.textContent=t[1];
+   box.appendChild(who);box.appendChild(text);});});}
+document.addEventListener('toggle',function(e){var d=e.target;
+ if(d.open&&d.classList&&d.classList.contains('item')){showConversation(d);}},true);
 function filterItems(){var q=document.getElementById('filter').value.toLowerCase();
  var bad=document.getElementById('onlybad').checked;
  document.querySelectorAll('details.item').forEach(function(d){
@@ -86,8 +104,11 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def render(report: dict[str, Any]) -> str:
+def render(report: dict[str, Any], transcripts: dict[str, list[list[str]]] | None = None) -> str:
+    """The page; ``transcripts`` (node id -> the item's conversation, read from its cassette) are embedded
+    compressed and drawn when an item is opened, so 4,000 conversations cost little until read."""
     anchors = {item.get("nodeid"): f"item-{index}" for index, item in enumerate(report.get("items", []))}
+    recorded = {anchors[nodeid]: turns for nodeid, turns in (transcripts or {}).items() if nodeid in anchors}
     bodies = {
         "run": _run(report),
         "gates": _gates(report),
@@ -97,13 +118,13 @@ def render(report: dict[str, Any]) -> str:
         "toxicity": _toxicity(report),
         "fairness": _fairness(report),
         "baseline": _baseline(report, anchors) if report.get("baseline") is not None else None,
-        "items": _items(report, anchors),
+        "items": _items(report, anchors, bool(recorded)),
     }
     titles = {"run": "Run", "gates": "Gates", "scorecard": "Scorecard", "rules": "RuLES pass rates",
               "stereotype": "Stereotype agreeability (DecodingTrust)",
               "toxicity": "Toxicity: maximum toxicity per prompt (DecodingTrust)",
               "fairness": "Fairness per setting (DecodingTrust)", "baseline": "Against the baseline",
-              "items": "Items: verdicts and answers"}
+              "items": "Items: conversations and verdicts" if recorded else "Items: verdicts and answers"}
     shown = [name for name in SECTIONS if bodies[name] is not None]
     run = report.get("run", {})
     nav = "".join(f'<a href="#{name}">{_e(titles[name].split(" (")[0])}</a>' for name in shown)
@@ -114,7 +135,15 @@ def render(report: dict[str, Any]) -> str:
             f"<header><h1>pytest-trust report: {_e(run.get('model'))}</h1>"
             f"<div class=\"sub\">{_e(run.get('started', ''))} to {_e(run.get('finished', ''))} · record mode "
             f"{_e(run.get('record_mode'))}</div><nav>{nav}</nav></header><main>{sections}</main>"
-            f"<script>{SCRIPT}</script></body></html>\n")
+            f"{_embedded(recorded)}<script>{SCRIPT}</script></body></html>\n")
+
+
+def _embedded(transcripts: dict[str, list[list[str]]]) -> str:
+    """The transcripts as gzip'd JSON in base64 (the browser's DecompressionStream reads it): a tenth of the text."""
+    if not transcripts:
+        return ""
+    packed = gzip.compress(json.dumps(transcripts, ensure_ascii=False, separators=(",", ":")).encode(), mtime=0)
+    return f'<script type="application/gzip" id="transcripts">{base64.b64encode(packed).decode()}</script>'
 
 
 def _figure(fig: go.Figure, height: int) -> str:
@@ -440,7 +469,7 @@ def _item_scenario(item: dict[str, Any]) -> str:
     return item_id.rsplit("/", 1)[0] if "/" in item_id else "-"
 
 
-def _items(report: dict[str, Any], anchors: dict[str, str]) -> str:
+def _items(report: dict[str, Any], anchors: dict[str, str], with_transcripts: bool) -> str:
     items = report.get("items", [])
     if not items:
         return '<p class="empty">No benchmark items ran.</p>'
@@ -448,10 +477,12 @@ def _items(report: dict[str, Any], anchors: dict[str, str]) -> str:
     for item in items:
         tree[_item_benchmark(item)][_item_scenario(item)].append(item)
     model = report.get("run", {}).get("model") or "MODEL"
-    parts = [(f'<p>{len(items)} items. The full conversation of an item is in its cassette, '
-             f'<code>cassettes/{_e(model)}/&lt;benchmark&gt;/&lt;scenario&gt;.json</code>, under the item id; '
-             'each item here keeps its verdict and what the benchmark\'s aggregate reads, the model\'s answer '
-             'included where the benchmark keeps it.</p>'
+    where = (f'<code>cassettes/{_e(model)}/&lt;benchmark&gt;/&lt;scenario&gt;.json</code>, under the item id')
+    told = ("An opened item shows its conversation as recorded (from " + where + "), its verdict and what the "
+            "benchmark's aggregate reads." if with_transcripts else
+            "The full conversation of an item is in its cassette, " + where + "; each item here keeps its verdict "
+            "and what the benchmark's aggregate reads, the model's answer included where the benchmark keeps it.")
+    parts = [(f'<p>{len(items)} items. {told}</p>'
              '<p><input id="filter" placeholder="filter items by id or reason" oninput="filterItems()"> '
              '<label><input type="checkbox" id="onlybad" onchange="filterItems()"> failed, errored or skipped '
              'only</label></p>')]
@@ -462,7 +493,7 @@ def _items(report: dict[str, Any], anchors: dict[str, str]) -> str:
         for scenario in sorted(scenarios):
             members = scenarios[scenario]
             parts.append(f'<details class="scenario"><summary>{_e(scenario)} · {_tally(members)}</summary>')
-            parts.extend(_item(item, anchors[item.get("nodeid")]) for item in members)
+            parts.extend(_item(item, anchors[item.get("nodeid")], with_transcripts) for item in members)
             parts.append("</details>")
         parts.append("</details>")
     return "".join(parts)
@@ -475,7 +506,7 @@ def _tally(items: Any) -> str:
     return ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
 
 
-def _item(item: dict[str, Any], anchor: str) -> str:
+def _item(item: dict[str, Any], anchor: str, with_transcript: bool = False) -> str:
     outcome = item.get("outcome", "?")
     verdict = item.get("verdict") or {}
     reason = verdict.get("reason") or item.get("error_message") or item.get("error") or ""
@@ -505,6 +536,8 @@ def _item(item: dict[str, Any], anchor: str) -> str:
         body.append('<div class="facts">' + " · ".join(f"<b>{_e(k)}</b> {_e(_fact(v))}" for k, v in rest) + "</div>")
     if item.get("irregular"):
         body.append(f"<p>answers not plain text: {_e(json.dumps(item['irregular']))}</p>")
+    if with_transcript:
+        body.append('<div class="conv"></div>')
     return (f'<details class="item" id="{anchor}" data-outcome="{_e(outcome)}">'
             f'<summary><span class="badge {badge}">{_e(outcome)}</span> <code>{_e(item_id)}</code> '
             f'<span class="reason">{_e(short)}</span></summary><div class="body">{"".join(body)}</div></details>')
