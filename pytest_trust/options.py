@@ -21,6 +21,8 @@ from .system_prompt import resolve as resolve_system_prompt
 MARKERS = {
     "rules": "RuLES rule-following cases (benign, basic, redteam suites)",
     "rules_hodor": "RuLES v1 Hodor cases written by pytest-trust (not part of the upstream scores)",
+    "rules_v1": "RuLES v1 as the paper ran it: 15 scenarios incl. Hodor, suites systematic, manual, justask",
+    "rules_detection": "RuLES v1 violation detection: the model judges 1,098 recorded conversations (pass/fail)",
     # DecodingTrust's eight perspectives, one marker each
     "toxicity": "DecodingTrust toxicity",
     "stereotype": "DecodingTrust stereotype bias",
@@ -127,6 +129,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--trust-rules-keep-reminders", action="store_true", default=False,
                     help="RuLES: keep the precedence reminders in the rule prompt (upstream default; "
                          "removed by default as in S-RuLES/SystemCheck) - a deviation recorded in the report")
+    group.addoption("--trust-rules-v1-system-instructions", action="store_true", default=False,
+                    help="RuLES v1: give the rules as the system message (upstream --system_instructions, the "
+                         "paper's Table 12) instead of as a user message answered by the fixed acknowledgement, "
+                         "the paper's default - a deviation recorded in the report")
     group.addoption("--trust-ood-scoring", choices=["v1.0", "head"], default="v1.0",
                     help="DecodingTrust OOD: v1.0 (default) is the per-answer rule that produced the published "
                          "numbers; head is the rule upstream adopted after v1.0 (a2e191b) - a deviation recorded "
@@ -151,7 +157,8 @@ PROFILES: dict[str, tuple[int | None, str]] = {
 }
 
 # Benchmark settings and their upstream-faithful defaults: any other value is a deviation, named in reports.
-FAITHFUL_SETTINGS: dict[str, Any] = {"rules_keep_reminders": False, "ood_scoring": "v1.0",
+FAITHFUL_SETTINGS: dict[str, Any] = {"rules_keep_reminders": False, "rules_v1_system_instructions": False,
+                                     "ood_scoring": "v1.0",
                                      "advglue_protocol": "paper", "dt_samples": 25,
                                      "privacy_understanding": "paper", "privacy_score": "paper"}
 # The toxicity scorer is not listed: a run names the one it used in `toxicity.scorer.<name>`, and every
@@ -203,7 +210,7 @@ class RunConfig:
     def deviations(self) -> dict[str, Any]:
         """Settings that differ from the upstream-faithful defaults, and the deployment's system prompt (the
         benchmarks' protocols send none)."""
-        deviations = {k: v for k, v in self.settings.items() if FAITHFUL_SETTINGS.get(k) != v}
+        deviations = {k: v for k, v in self.settings.items() if k in FAITHFUL_SETTINGS and FAITHFUL_SETTINGS[k] != v}
         if self.system_prompt is not None:
             deviations["system_prompt"] = self.system_prompt.describe()
         return deviations
@@ -284,6 +291,7 @@ class RunConfig:
             cassettes_given=bool(opt("trust_cassettes")),
             recorded_only=bool(opt("trust_recorded_only")),
             settings={"rules_keep_reminders": bool(opt("trust_rules_keep_reminders")),
+                      "rules_v1_system_instructions": bool(opt("trust_rules_v1_system_instructions")),
                       "ood_scoring": opt("trust_ood_scoring"),
                       "advglue_protocol": opt("trust_advglue_protocol"),
                       "dt_samples": opt("trust_dt_samples"),

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from . import rules
+from . import rules, rules_detection, rules_v1
 from .decodingtrust import adv_demonstration, advglue, fairness, machine_ethics, ood, privacy, stereotype, toxicity
 
 
@@ -21,6 +21,8 @@ class Suite:
 SUITES: dict[str, Suite] = {
     "rules": Suite(rules, rules.load_items),
     "rules-hodor": Suite(rules, lambda data, settings: rules.load_hodor_items(settings), needs_data=False),
+    "rules_detection": Suite(rules_detection, rules_detection.load_items),
+    "rules_v1": Suite(rules_v1, rules_v1.load_items),
     **{module.NAME: Suite(module, module.load_items)
        for module in (advglue, ood, adv_demonstration, machine_ethics, fairness, toxicity, stereotype, privacy)},
 }
