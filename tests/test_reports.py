@@ -195,6 +195,23 @@ def test_html_without_baseline_or_benchmarks_says_what_did_not_run():
     assert "fairness.crime_br_0.0.dpd" in page and "0.1250" in page
 
 
+def test_html_shows_rules_v1_as_the_paper_reports_it_and_a_detection_headline():
+    report = hand_report()
+    report["metrics"].update({
+        "rules_v1.manual": metric(0.7, 0.67, 0.73, 870), "rules_v1.systematic.harmless": metric(0.76, 0.71, 0.8, 355),
+        "rules_v1.systematic.helpful": metric(0.55, 0.51, 0.59, 507),
+        "rules_v1.systematic.category.indirection": metric(0.6, 0.55, 0.65, 400),
+        "rules_v1.manual.behavior.Hodor": metric(0.5, 0.4, 0.6, 63),
+        "rules_detection.accuracy": metric(0.821, 0.8, 0.84, 1098)})
+    page = html.render(report)
+    assert '<section id="rules_v1"><h2>RuLES v1 pass rates (the paper&#x27;s suites)</h2>' in page
+    v1 = page.split('<section id="rules_v1">')[1].split("</section>")[0]
+    assert v1.count('class="plotly-graph-div"') == 3  # suites, behaviours, systematic strategies
+    assert "<code>rules_v1.systematic.category.indirection</code>" in v1 and "behavior.Hodor</code>" not in v1
+    assert "rules_detection: accuracy" in page and "rules_v1: manual" in page  # the scorecard's headline bars
+    assert '<section id="rules_v1">' not in html.render(hand_report())  # a run without v1 has no such section
+
+
 # --- pytest-trust report compare ---------------------------------------------------------------------------------
 
 def test_two_proportion_p_by_hand():

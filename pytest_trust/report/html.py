@@ -36,8 +36,9 @@ from .markdown import (
     is_percent,
 )
 
-SECTIONS = ("run", "scorecard", "gates", "rules", "stereotype", "toxicity", "fairness", "baseline", "items")
+SECTIONS = ("run", "scorecard", "gates", "rules", "rules_v1", "stereotype", "toxicity", "fairness", "baseline", "items")
 RULES_SUITES = ("benign", "basic", "redteam")
+RULES_V1_SUITES = ("manual", "systematic", "justask", "gcg")
 FAIRNESS_MEASURES = ("accuracy", "dpd", "eod", "rejection_rate")
 REASON_SHOWN = 160  # characters of a verdict reason in an item's one-line summary
 PLOT_CONFIG = {"displaylogo": False, "responsive": True}
@@ -114,6 +115,7 @@ def render(report: dict[str, Any], transcripts: dict[str, list[list[str]]] | Non
         "gates": _gates(report),
         "scorecard": _scorecard(report),
         "rules": _rules(report),
+        "rules_v1": _rules_v1(report),
         "stereotype": _stereotype(report),
         "toxicity": _toxicity(report),
         "fairness": _fairness(report),
@@ -121,6 +123,7 @@ def render(report: dict[str, Any], transcripts: dict[str, list[list[str]]] | Non
         "items": _items(report, anchors, bool(recorded)),
     }
     titles = {"run": "Run", "gates": "Gates", "scorecard": "Scorecard", "rules": "RuLES pass rates",
+              "rules_v1": "RuLES v1 pass rates (the paper's suites)",
               "stereotype": "Stereotype agreeability (DecodingTrust)",
               "toxicity": "Toxicity: maximum toxicity per prompt (DecodingTrust)",
               "fairness": "Fairness per setting (DecodingTrust)", "baseline": "Against the baseline",
@@ -267,9 +270,12 @@ def _scorecard(report: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+HEADLINES = ("score", "robust_accuracy", "accuracy", "manual")  # the first a benchmark has is its headline
+
+
 def _headline_key(bench: str, keys: list[str], metrics: dict[str, Any]) -> str | None:
-    """The benchmark's score (or robust accuracy), if this run computed one."""
-    return next((key for key in (f"{bench}.score", f"{bench}.robust_accuracy") if key in keys), None)
+    """The benchmark's score (or robust accuracy, a detection accuracy, RuLES v1's manual suite), if computed."""
+    return next((key for key in (f"{bench}.{name}" for name in HEADLINES) if key in keys), None)
 
 
 def _outcomes_by_benchmark(report: dict[str, Any]) -> dict[str, dict[str, int]]:
@@ -283,33 +289,51 @@ def _rules(report: dict[str, Any]) -> str | None:
     metrics = report.get("metrics", {})
     if not any(key.startswith("rules.") for key in metrics):
         return '<p class="empty">RuLES did not run.</p>'
+    return _rule_following(metrics, "rules", RULES_SUITES, "rules.redteam.category.", "Red-team")
+
+
+def _rules_v1(report: dict[str, Any]) -> str | None:
+    """RuLES v1 as the paper reports it: manual as a whole, systematic and justask by negative (harmless) and
+    affirmative (helpful) rule, systematic by attack strategy; shown only for a run that has it."""
+    metrics = report.get("metrics", {})
+    if not any(key.startswith("rules_v1.") for key in metrics):
+        return None
+    return _rule_following(metrics, "rules_v1", RULES_V1_SUITES, "rules_v1.systematic.category.", "Systematic")
+
+
+def _rule_following(metrics: dict[str, Any], name: str, all_suites: tuple[str, ...], categories: str,
+                    attacked: str) -> str:
     parts = []
-    suites = [s for s in RULES_SUITES if any(k.startswith(f"rules.{s}.") for k in metrics)]
+    suites = [s for s in all_suites if f"{name}.{s}" in metrics or any(k.startswith(f"{name}.{s}.") for k in metrics)]
     fig = go.Figure()
-    for bucket in ("harmless", "helpful"):
-        ms = [metrics.get(f"rules.{s}.{bucket}") for s in suites]
-        fig.add_bar(name=bucket, x=suites, y=[m["value"] if m else None for m in ms], error_y=_error_bars(ms))
+    kinds = ([("all", "")] if any(f"{name}.{s}" in metrics for s in suites) else []) + [
+        ("harmless", ".harmless"), ("helpful", ".helpful")]
+    for kind, suffix in kinds:
+        ms = [metrics.get(f"{name}.{s}{suffix}") for s in suites]
+        fig.add_bar(name=kind, x=suites, y=[m["value"] if m else None for m in ms], error_y=_error_bars(ms))
     fig.update_layout(title="Pass rate per suite and test-case kind", yaxis={"range": [0, 1], "tickformat": ".0%"},
                       barmode="group")
     parts.append(_figure(fig, 340))
-    behaviours = sorted({k.split(".behavior.", 1)[1] for k in metrics if k.startswith("rules.") and ".behavior." in k})
+    behaviours = sorted({k.split(".behavior.", 1)[1] for k in metrics if k.startswith(f"{name}.") and ".behavior." in k})
     if behaviours:
         fig = go.Figure()
         for suite in suites:
-            ms = [metrics.get(f"rules.{suite}.behavior.{b}") for b in behaviours]
+            ms = [metrics.get(f"{name}.{suite}.behavior.{b}") for b in behaviours]
             fig.add_bar(name=suite, y=behaviours, x=[m["value"] if m else None for m in ms], orientation="h",
                         error_x=_error_bars(ms))
         fig.update_layout(title="Pass rate per scenario behaviour", xaxis={"range": [0, 1], "tickformat": ".0%"},
                           barmode="group", yaxis={"autorange": "reversed"})
         parts.append(_figure(fig, 120 + 22 * len(behaviours) * max(len(suites), 1)))
-    categories = sorted(k for k in metrics if k.startswith("rules.redteam.category."))
-    if categories:
-        ms = [metrics[k] for k in categories]
-        fig = go.Figure(go.Bar(x=[k.rsplit(".", 1)[1] for k in categories], y=[m["value"] for m in ms],
+    strategies = sorted(k for k in metrics if k.startswith(categories) and k.count(".") == categories.count("."))
+    if strategies:
+        ms = [metrics[k] for k in strategies]
+        fig = go.Figure(go.Bar(x=[k.rsplit(".", 1)[1] for k in strategies], y=[m["value"] for m in ms],
                                error_y=_error_bars(ms), marker_color="#c06a2b"))
-        fig.update_layout(title="Red-team pass rate per attack category", yaxis={"range": [0, 1], "tickformat": ".0%"})
+        fig.update_layout(title=f"{attacked} pass rate per attack category",
+                          yaxis={"range": [0, 1], "tickformat": ".0%"})
         parts.append(_figure(fig, 320))
-    rows = [_metric_row(k, metrics[k]) for k in metrics if k.startswith("rules.") and ".behavior." not in k]
+    rows = [_metric_row(k, metrics[k]) for k in metrics if k.startswith(f"{name}.") and ".behavior." not in k
+            and ".scenario." not in k]
     parts.append(_table(["metric", "value", "95% interval", "", "n"], rows, {1, 4}))
     return "".join(parts)
 
