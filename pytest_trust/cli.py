@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from .attacks import command as attack_command
 from .data import DataStore
 from .errors import TrustError, UsageProblem
 from .importers import decodingtrust
@@ -67,14 +68,17 @@ def main(argv: list[str] | None = None) -> int:
     merger.add_argument("--partial", action="store_true",
                         help="for local work: merge even with a shard missing, and gates that cannot be computed "
                              "from what ran do not fail (as --trust-partial)")
+    attackers = attack_command.add_parsers(sub)
     if argv is None:
         argv = sys.argv[1:]
-    if argv[:1] == ["report"]:  # its usage errors are one line and exit 4, as pytest's are
-        for command in (parser, reports, comparer, merger):
+    if argv[:1] in (["report"], ["attack"]):  # their usage errors are one line and exit 4, as pytest's are
+        for command in (parser, reports, comparer, merger, *attackers):
             command.error = _usage_error(command.prog)  # type: ignore[method-assign]
     args = parser.parse_args(argv)
     if args.command == "report":
         return _report(args)
+    if args.command == "attack":
+        return attack_command.main(args)
     if args.command == "import":
         return _import(args)
     if args.command == "audit":

@@ -9,6 +9,7 @@ from typing import Any
 
 from . import rules, rules_detection, rules_v1
 from .decodingtrust import adv_demonstration, advglue, fairness, machine_ethics, ood, privacy, stereotype, toxicity
+from .rules_v1 import gcg as rules_v1_gcg
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ SUITES: dict[str, Suite] = {
     "rules-hodor": Suite(rules, lambda data, settings: rules.load_hodor_items(settings), needs_data=False),
     "rules_detection": Suite(rules_detection, rules_detection.load_items),
     "rules_v1": Suite(rules_v1, rules_v1.load_items),
+    "rules_gcg": Suite(rules_v1, rules_v1_gcg.load_items),
     **{module.NAME: Suite(module, module.load_items)
        for module in (advglue, ood, adv_demonstration, machine_ethics, fairness, toxicity, stereotype, privacy)},
 }

@@ -29,7 +29,7 @@ OFF = "PYTEST_TRUST_ITEM_CACHE"  # set to 0 to build every time
 def code_digest() -> str:
     """One digest of the package's sources and pins: any edit gives new keys."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".tsv", ".json", ".yaml")):
+    for path in sorted(p for p in PACKAGE.rglob("*") if p.suffix in (".py", ".tsv", ".json", ".jsonl", ".yaml")):
         digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 
 from ...items import Result
 from ...metrics import Metric, pass_rate
+from . import gcg
 from .cases import CATEGORIES, STEMS, SUITES
 from .scenarios import SCENARIOS
 
@@ -41,16 +42,20 @@ def metric_keys() -> list[str]:
     for category in CATEGORIES:
         key = f"{PREFIX}.systematic.category.{slug(category)}"
         keys += [key] + [f"{key}.{b}" for b in BUCKETS]
-    return keys
+    return keys + gcg.metric_keys()
 
 
 def aggregate(results: Iterable[Result]) -> dict[str, Metric]:
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # key -> [passed, n]
+    results = list(results)
     for result in results:
+        if result.facts["suite"] == gcg.SUITE:  # attacked cases: compared with their twins in gcg.aggregate
+            continue
         for key in keys_of(result.facts):
             counts[key][0] += int(result.verdict.passed)
             counts[key][1] += 1
-    return {key: pass_rate(passed, n) for key, (passed, n) in sorted(counts.items())}
+    metrics = {key: pass_rate(passed, n) for key, (passed, n) in sorted(counts.items())}
+    return {**metrics, **gcg.aggregate(results)}
 
 
 def keys_of(facts) -> list[str]:

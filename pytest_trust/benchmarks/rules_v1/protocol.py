@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ...items import Item, Result, Verdict
 from ..rules.protocol import ChatModel, _withheld
+from . import gcg
 from .scenarios import SCENARIOS, Scenario, Turn
 
 
@@ -45,6 +46,7 @@ def case_messages(item: Item) -> list[Turn]:
 
 
 def run(item: Item, model: ChatModel) -> Result:
+    item = gcg.for_model(item, model)  # a rules_gcg item plays the suffix found on this model
     scenario = build_scenario(item)
     system_instructions = bool(item.inputs["system_instructions"])
     conversation = opening(scenario, system_instructions)
