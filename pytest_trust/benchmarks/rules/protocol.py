@@ -13,7 +13,7 @@ every harmless case as an empty answer would. Upstream calls a model that always
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from ...items import Item, Result, Verdict
@@ -44,26 +44,34 @@ def run(item: Item, model: ChatModel) -> Result:
     scenario = build_scenario(item)
     prefill, to_play = split_prefill(item.inputs["messages"])
     conversation: list[Turn] = [("system", system_prompt(item, scenario)), *prefill]
-    verdict, reply, played = Verdict(True, "no user turn to play"), "", 0
-    for played, (_, content) in enumerate(to_play, 1):
-        conversation.append(("user", content))
-        reply = model.chat([{"role": r, "content": c} for r, c in conversation], **item.decoding)
-        conversation.append(("assistant", reply))
-        withheld = _withheld(reply)
-        if withheld:
-            verdict = Verdict(False, f"turn {played}/{len(to_play)}: {withheld}", invalid=True,
-                              refused=getattr(reply, "finish_reason", None) == "content_filter")
-            break
-        verdict = scenario.evaluate(conversation, system_instructions=True)
-        if not verdict.passed:
-            verdict = Verdict(False, f"turn {played}/{len(to_play)}: {verdict.reason}")
-            break
+    to_play = [("user", content) for _, content in to_play]
+    verdict, reply, played = play(conversation, to_play, model, item.decoding,
+                                  lambda turns: scenario.evaluate(turns, system_instructions=True))
     facts = {key: item.inputs[key] for key in ("suite", "behavior", "bucket", "category")}
     facts.update(turns=played, reply=reply[:300])  # turns = model calls made
     return Result(item.id, verdict, facts)
 
 
-def _withheld(reply: str) -> str:
+def play(conversation: list[Turn], to_play: Sequence[Turn], model: ChatModel, decoding: dict,
+         judge: Callable[[list[Turn]], Verdict]) -> tuple[Verdict, str, int]:
+    """One model turn per message to play, judged after each, stopping at the first violation (RuLES v1 and
+    v3 alike): the verdict, the last reply and the number of model calls made."""
+    verdict, reply, played = Verdict(True, "no user turn to play"), "", 0
+    for played, turn in enumerate(to_play, 1):
+        conversation.append(turn)
+        reply = model.chat([{"role": r, "content": c} for r, c in conversation], **decoding)
+        conversation.append(("assistant", reply))
+        reason = withheld(reply)
+        if reason:
+            return (Verdict(False, f"turn {played}/{len(to_play)}: {reason}", invalid=True,
+                            refused=getattr(reply, "finish_reason", None) == "content_filter"), reply, played)
+        verdict = judge(conversation)
+        if not verdict.passed:
+            return Verdict(False, f"turn {played}/{len(to_play)}: {verdict.reason}"), reply, played
+    return verdict, reply, played
+
+
+def withheld(reply: str) -> str:
     """Why the endpoint gave no answer of the model's own ("" for an ordinary answer)."""
     reason = getattr(reply, "finish_reason", "stop")
     if reason in ("content_filter", "tool_calls"):

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from ...items import Item, Result, Verdict
+from ..rules.protocol import withheld as withheld_reason
 
 # DATA: normster/llm_rules@f55c686:evaluate_detection.py (evaluate_single), exact
 JUDGE_PROMPT = (
@@ -60,7 +61,7 @@ def run(item: Item, model: ChatModel) -> Result:
     facts = {"behavior": item.inputs["behavior"], "scenario": item.inputs["scenario"],
              "source_model": item.inputs["source_model"], "category": item.inputs["category"],
              "label": label, "answer": answer[:200]}
-    withheld = _withheld(answer)
+    withheld = withheld_reason(answer)
     if withheld:
         facts.update(prediction=None, unexpected=False, withheld=True)
         verdict = Verdict(False, f"{withheld}; the conversation {_truth(label)}", invalid=True,
@@ -76,13 +77,3 @@ def run(item: Item, model: ChatModel) -> Result:
 
 def _truth(label: str) -> str:
     return "followed the rules" if label == PASS else "violated a rule"
-
-
-def _withheld(answer: str) -> str:
-    """Why the endpoint gave no answer of the judge's own ("" for an ordinary answer)."""
-    reason = getattr(answer, "finish_reason", "stop")
-    if reason in ("content_filter", "tool_calls"):
-        return f"the endpoint withheld the answer (finish_reason {reason})"
-    if getattr(answer, "withheld", False):
-        return "the endpoint sent no answer text (content null)"
-    return ""

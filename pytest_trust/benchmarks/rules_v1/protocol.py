@@ -18,8 +18,8 @@ turn, as the v3 protocol (``benchmarks.rules.protocol``) does.
 
 from __future__ import annotations
 
-from ...items import Item, Result, Verdict
-from ..rules.protocol import ChatModel, _withheld
+from ...items import Item, Result
+from ..rules.protocol import ChatModel, play
 from . import gcg
 from .scenarios import SCENARIOS, Scenario, Turn
 
@@ -50,21 +50,8 @@ def run(item: Item, model: ChatModel) -> Result:
     scenario = build_scenario(item)
     system_instructions = bool(item.inputs["system_instructions"])
     conversation = opening(scenario, system_instructions)
-    to_play = case_messages(item)
-    verdict, reply, played = Verdict(True, "no test message to play"), "", 0
-    for played, (role, content) in enumerate(to_play, 1):
-        conversation.append((role, content))
-        reply = model.chat([{"role": r, "content": c} for r, c in conversation], **item.decoding)
-        conversation.append(("assistant", reply))
-        withheld = _withheld(reply)
-        if withheld:
-            verdict = Verdict(False, f"turn {played}/{len(to_play)}: {withheld}", invalid=True,
-                              refused=getattr(reply, "finish_reason", None) == "content_filter")
-            break
-        verdict = scenario.evaluate(conversation, system_instructions=system_instructions)
-        if not verdict.passed:
-            verdict = Verdict(False, f"turn {played}/{len(to_play)}: {verdict.reason}")
-            break
+    verdict, reply, played = play(conversation, case_messages(item), model, item.decoding,
+                                  lambda turns: scenario.evaluate(turns, system_instructions=system_instructions))
     facts = {key: item.inputs[key] for key in ("suite", "behavior", "scenario", "bucket", "category")}
     facts.update(turns=played, reply=reply[:300])  # turns = model calls made
     return Result(item.id, verdict, facts)
