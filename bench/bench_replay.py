@@ -16,7 +16,7 @@ same number. cacheprovider is off on both.
 
 Cassettes: by default each suite's are recorded fresh into a temp dir first, by our plugin in record mode against
 a local canned-answer HTTP server (127.0.0.1, free port) that answers every request with the same bytes the
-floor's MockTransport returns (a completion with as many choices as the body's ``n`` asks), so both sides play
+floor's MockTransport returns (canned.py: a completion with as many choices as the body's ``n`` asks), so both sides play
 the same turns. Our plugin folds the items' verdict failures out of pytest's FAILURES section and short summary
 (its account replaces them); the floor folds them too, so neither prints a traceback per failing item. The full run is a --trust-limit per scenario (None: every item) chosen so that (full - subset)
 is a few hundred items or more, a signal well above the noise of the suite's start-up (FULL_LIMITS says why per
@@ -54,7 +54,8 @@ import time
 import tomllib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
+
+from canned import CANNED_MODEL, canned_body  # this folder is the script's first sys.path entry
 
 from pytest_trust.benchmarks import SUITES
 from pytest_trust.recording.cassettes import model_dir
@@ -63,9 +64,6 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 PYTEST = str(Path(sys.executable).parent / "pytest")
 DEFAULT_DATA = os.environ.get("PYTEST_TRUST_DATA") or str(REPO.parent / "shared" / "data")
-CANNED_MODEL = "bench-canned"
-# The one reply of the canned server and of the floor's MockTransport, in every choice of a chat completion.
-CANNED_TEXT = "I am sorry, but I cannot help with that request."
 SUBSET = 1  # --trust-limit 1: one item per scenario
 # Except where one item per scenario takes a shortcut the full run does not: fairness computes its parity
 # measures with fairlearn only from 2 answers per setting on, a per-setting (not per-item) cost that must be
@@ -87,20 +85,6 @@ FULL_LIMITS: dict[str, int | None] = {
 DEFAULT_SUITES = [name for name in SUITES if name != "rules-hodor"]
 
 
-def canned_body(model: str, n: int = 1) -> bytes:
-    return json.dumps({
-        "id": "chatcmpl-bench", "object": "chat.completion", "created": 1700000000, "model": model,
-        "choices": [{"index": i, "message": {"role": "assistant", "content": CANNED_TEXT},
-                     "finish_reason": "stop", "logprobs": None} for i in range(n)],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 12 * n, "total_tokens": 100 + 12 * n},
-    }, separators=(",", ":")).encode()
-
-
-def canned_bodies(model: str) -> dict[int, bytes]:
-    """Every ``n`` a benchmark asks for (1; 25 samples in toxicity and stereotype; a few in privacy)."""
-    return {n: canned_body(model, n) for n in range(1, 33)}
-
-
 def module_of(suite: str) -> str:
     return suite.replace("-", "_")  # suites/test_rules_hodor.py, marker rules_hodor
 
@@ -108,27 +92,41 @@ def module_of(suite: str) -> str:
 # --- cassettes ---------------------------------------------------------------------------------------
 
 class _Canned(BaseHTTPRequestHandler):
+    """Answers every chat completion with ``canned_body`` (as many choices as the request's ``n``, any ``n``).
+    A request it cannot answer gets a 500 saying why (the client retries it, then reports it), never a dropped
+    connection; the server is threaded, with a deep accept queue, so no connection waits on another."""
+
     protocol_version = "HTTP/1.1"  # keep-alive, as a real endpoint
     disable_nagle_algorithm = True  # headers and body go in two writes: avoid Nagle + delayed-ACK stalls
-    bodies: ClassVar[dict[int, bytes]] = {}
 
     def do_POST(self) -> None:
-        request = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
-        body = self.bodies[int(request.get("n", 1))]
-        self.send_response(200)
+        try:
+            request = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
+            status, body = 200, canned_body(CANNED_MODEL, int(request.get("n", 1)))
+        except Exception as err:  # noqa: BLE001 - said in the answer, for the client's error message
+            status, body = 500, json.dumps({"error": {"message": f"canned server: {err!r}"}}).encode()
+        self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+        self.wfile.flush()
 
     def log_message(self, *args) -> None:
         pass
 
 
+class _CannedServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def handle_error(self, request, client_address) -> None:
+        pass  # a client that closed its end (at the end of a run): nothing to say
+
+
 def record_cassettes(suite: str, root: Path, env: dict[str, str]) -> None:
     """Our plugin in record mode against a local canned-answer server in a thread of this process."""
-    handler = type("Canned", (_Canned,), {"bodies": canned_bodies(CANNED_MODEL)})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _CannedServer(("127.0.0.1", 0), _Canned)
     port = server.server_address[1]
     assert port != 18080
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -265,10 +263,8 @@ def build_variants(suite: str, tmp: Path, cassettes: Path, model: str, answers: 
     (floor_dir / f"test_{name}.py").write_text(module)
     (floor_dir / "pytest.ini").write_text(  # own rootdir; our pyproject's addopts (-p pytester -p no:anyio)
         f"[pytest]\naddopts = {our_addopts()}\nmarkers =\n    {name}: the {suite} suite\n")
-    canned = tmp / "canned.json"
-    canned.write_text(json.dumps({n: body.decode() for n, body in canned_bodies(CANNED_MODEL).items()}))
     env = child_env(data)
-    floor_env = {**env, "BENCH_SUITE": suite, "BENCH_MODEL": model, "BENCH_CANNED": str(canned)}
+    floor_env = {**env, "BENCH_SUITE": suite, "BENCH_MODEL": model}
     if answers is not None:
         floor_env["BENCH_ANSWERS"] = str(answers)
     common = ["-m", name, "-p", "no:cacheprovider", "-q", "--block-network", "-p", "bench_count"]
@@ -403,7 +399,7 @@ def main() -> int:
         for suite in suites:
             ratios[suite] = bench_suite(suite, args, rounds, tmp)
         if len(ratios) > 1:
-            print("\nper-item CPU ours/floor: " + ", ".join(f"{s} {r:.2f}" for s, r in ratios.items()))
+            print(f"\nper-item {args.metric} ours/floor: " + ", ".join(f"{s} {r:.2f}" for s, r in ratios.items()))
         return 0 if all(r <= args.max_ratio for r in ratios.values()) else 1
     finally:
         if args.keep:

@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx2
 import openai
 import pytest
+from canned import CANNED_MODEL, canned_body  # bench/ is on PYTHONPATH (bench_replay.py sets it)
 from openai.types.chat import ChatCompletion
 
 from pytest_trust import scorers
@@ -27,8 +28,6 @@ from pytest_trust.options import FAITHFUL_SETTINGS
 
 SUITE = SUITES[os.environ["BENCH_SUITE"]]
 MODEL = os.environ["BENCH_MODEL"]
-# {n: body}: the canned reply with n choices, the bytes the canned server gave our side when it recorded
-CANNED = {int(n): body.encode("utf-8") for n, body in json.loads(Path(os.environ["BENCH_CANNED"]).read_text()).items()}
 _answers_file = os.environ.get("BENCH_ANSWERS")  # {request body: response body}, for recorded cassettes
 ANSWERS = ({k: v.encode("utf-8") for k, v in json.loads(Path(_answers_file).read_text()).items()}
            if _answers_file else None)
@@ -39,7 +38,8 @@ N_FIELD = re.compile(rb'"n": ?(\d+)')  # inside a JSON string a quote before the
 def _answer(request: httpx2.Request) -> httpx2.Response:
     if ANSWERS is None:
         found = N_FIELD.search(request.content)
-        return httpx2.Response(200, headers=HEADERS, content=CANNED[int(found.group(1)) if found else 1])
+        # the canned reply with n choices: the bytes the canned server gave our side when it recorded
+        return httpx2.Response(200, headers=HEADERS, content=canned_body(CANNED_MODEL, int(found.group(1)) if found else 1))
     body = ANSWERS.get(json.dumps(json.loads(request.content), sort_keys=True))
     if body is None:  # as a replay misses: Model.samples then falls back to seeded requests
         return httpx2.Response(404, json={"error": {"message": "not recorded"}})

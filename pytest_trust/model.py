@@ -152,9 +152,11 @@ class Model:
         if self.system_prompt is not None:
             messages = apply_system_prompt(messages, self.system_prompt)
         body = {"model": self.name, "messages": list(messages), **decoding}
+        content = self.transport.replay_content(body)  # replay: serialized once, in the form its digest hashes
         try:
-            completion = self.client.post("/chat/completions", body=body, cast_to=ChatCompletion,
-                                          options={"security": {"bearer_auth": True}})
+            completion = self.client.post("/chat/completions", cast_to=ChatCompletion,
+                                          options={"security": {"bearer_auth": True}},
+                                          **({"body": body} if content is None else {"content": content}))
         except openai.APIError as err:
             self._failed(_failure(err), retried=_retryable(err), endpoint_wide=_endpoint_wide(err))
         self.failures_in_a_row = 0

@@ -3,7 +3,9 @@ what came of it, whether pytest plays it now or a concurrent recording pass play
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import NamedTuple
 
 from .benchmarks import BENCHMARKS
 from .errors import (
@@ -23,27 +25,28 @@ ERROR_KINDS = {CassetteMiss: "miss", ModelError: "model error", EndpointDown: "m
                InvalidItem: "invalid item", CorruptCassette: "corrupt cassette"}
 
 
-@dataclass(frozen=True)
-class Played:
+class Played(NamedTuple):
     """One of: a result (with the counts of answers that were not plain text), a skip reason, an error
-    (its kind and one-line message), or a crash (an exception of ours, re-raised in the item)."""
+    (its kind and one-line message), or a crash (an exception of ours, re-raised in the item). A named
+    tuple: one is made per item, and a frozen dataclass costs several times as much to make."""
 
     result: Result | None = None
-    irregular: dict[str, int] = field(default_factory=dict)
+    irregular: Mapping[str, int] = MappingProxyType({})
     skipped: str | None = None
     error: tuple[str, str] | None = None
     endpoint_down: bool = False
     crash: BaseException | None = None
 
 
-def play(trust, item: Item, hint: str) -> Played:
-    """Play ``item`` on this thread. ``trust`` is the TrustSession (its recorder and model)."""
+def play(trust, item: Item, hint: str | Callable[[], str]) -> Played:
+    """Play ``item`` on this thread. ``trust`` is the TrustSession (its recorder and model); ``hint`` says how
+    to record the item (or makes that text), for the message of a miss."""
     recorder = trust.recorder
     model = None
+    irregular: dict[str, int] = {}
     try:
         recorder.begin(item.benchmark, item.scenario, item.id, hint=hint)
         model = trust.connect()
-        model.take_irregular()
         result = BENCHMARKS[item.benchmark].run(item, model)
     except (NotRecorded, Unavailable, Pending) as err:
         return Played(skipped=str(err))
@@ -53,4 +56,6 @@ def play(trust, item: Item, hint: str) -> Played:
         return Played(crash=err)
     finally:
         recorder.end()
-    return Played(result=result, irregular=model.take_irregular())
+        if model is not None:  # this item's counts, taken whatever came of it, so the next item starts from none
+            irregular = model.take_irregular()
+    return Played(result=result, irregular=irregular)

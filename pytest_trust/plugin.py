@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ SESSION_KEY = pytest.StashKey[TrustSession]()
 RESULT_PROPERTY = "pytest_trust_result"
 ERROR_PROPERTY = "pytest_trust_error"
 SKIP_PROPERTY = "pytest_trust_skip"
+INTERNAL = frozenset({RESULT_PROPERTY, ERROR_PROPERTY, SKIP_PROPERTY})
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -73,6 +75,8 @@ def pytest_configure(config: pytest.Config) -> None:
         except UsageProblem as err:
             raise pytest.UsageError(str(err)) from None
     config.pluginmanager.register(_ReportListener(trust), "pytest-trust-reports")
+    if run.recorded_only and not run.record_mode.can_record and trust.recorder is not None:
+        config.pluginmanager.register(_RecordedOnly(trust), "pytest-trust-recorded-only")
 
 
 def _session(config: pytest.Config) -> TrustSession:
@@ -163,6 +167,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if trust_item is not None:
             by_benchmark.setdefault(trust_item.benchmark, []).append(item)
     if not by_benchmark:
+        _recorded_only_line(trust)
         return
     if not trust.config.model:
         raise pytest.UsageError("no model named: pass --model NAME (or set PYTEST_TRUST_MODEL, or the "
@@ -180,6 +185,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                                       + trust.no_recordings_message([name]))
     if recorded_only:
         _deselect_unrecorded(config, items, trust, skip=set(unrecorded))
+    _recorded_only_line(trust)
 
 
 def _select_shard(config: pytest.Config, items: list[pytest.Item], shard: tuple[int, int]) -> None:
@@ -208,7 +214,49 @@ def _deselect_unrecorded(config: pytest.Config, items: list[pytest.Item], trust:
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
-        trust.unrecorded_lines.append(f"--trust-recorded-only: {len(drop)} items without a recording deselected")
+        trust.unrecorded_deselected += len(drop)
+
+
+def _recorded_only_line(trust: TrustSession) -> None:
+    if trust.unrecorded_deselected:
+        trust.unrecorded_lines.append(f"--trust-recorded-only: {trust.unrecorded_deselected} items without a "
+                                      "recording deselected")
+
+
+class _RecordedOnly:
+    """--trust-recorded-only, before any other plugin modifies the collection: the items of a benchmark with
+    recordings that have none leave first, so pytest's own passes over the collection (the fixtures' sort by
+    parameter, -k, -m) see the few thousand recorded items of a full collection instead of all 264,000, in every
+    xdist worker too. The rest (a benchmark without recordings, the usage errors) is decided after them, as
+    before: ``pytest_collection_modifyitems`` below."""
+
+    def __init__(self, trust: TrustSession) -> None:
+        self.trust = trust
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        trust = self.trust
+        if trust.config.shard is not None:
+            return  # --trust-shard first, as the hook below does it
+        recorder = trust.recorder
+        assert recorder is not None
+        folders: dict[str, bool] = {}  # a benchmark without a folder is the hook below's (skipped or deselected)
+        root = recorder.model_root
+        keep, drop = [], []
+        for item in items:
+            trust_item = _trust_item(item)
+            if trust_item is None or trust_item.unavailable:
+                keep.append(item)
+                continue
+            benchmark = trust_item.benchmark
+            if benchmark not in folders:
+                folders[benchmark] = (root / benchmark).is_dir()
+            recorded = not folders[benchmark] or recorder.has_recording(benchmark, trust_item.scenario, trust_item.id)
+            (keep if recorded else drop).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+            trust.unrecorded_deselected += len(drop)
 
 
 @pytest.fixture(scope="session")
@@ -216,17 +264,25 @@ def trust_session(request: pytest.FixtureRequest) -> TrustSession:
     return _session(request.config)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # the item whose fixtures are set up next: trust_result's node, without the ``request`` fixture, which
+    # pytest builds anew (a FixtureDef and a signature) every time a fixture asks for it
+    _session(item.config).running = item
+
+
 @pytest.fixture
-def trust_result(request: pytest.FixtureRequest, trust_item: Item, trust_session: TrustSession) -> Iterator[Any]:
+def trust_result(trust_item: Item, trust_session: TrustSession) -> Iterator[Any]:
     """Plays and scores the item during setup, so a miss, a model failure or a malformed case is a
     test ERROR with one clear message, and only the scorer's verdict can FAIL the test. A concurrent
     recording pass may have played it already (``--trust-concurrency``)."""
     if trust_item.unavailable:
         pytest.skip(trust_item.unavailable)
-    nodeid = request.node.nodeid
-    played = trust_session.played_ahead.pop(nodeid, None) or play(trust_session, trust_item,
-                                                                   _record_hint(nodeid, trust_session))
-    properties = request.node.user_properties
+    node = trust_session.running
+    nodeid = node.nodeid
+    played = (trust_session.played_ahead.pop(nodeid, None) if trust_session.played_ahead else None) or play(
+        trust_session, trust_item, partial(_record_hint, nodeid, trust_session))  # the hint only if it misses
+    properties = node.user_properties
     if played.crash is not None:
         properties.append((ERROR_PROPERTY, {"kind": "internal", "benchmark": trust_item.benchmark}))
         raise played.crash
@@ -237,11 +293,12 @@ def trust_result(request: pytest.FixtureRequest, trust_item: Item, trust_session
         kind, message = played.error
         properties.append((ERROR_PROPERTY, {"kind": kind, "benchmark": trust_item.benchmark, "message": message}))
         if played.endpoint_down:
-            request.session.shouldstop = f"pytest-trust: {message}"
+            node.session.shouldstop = f"pytest-trust: {message}"
         pytest.fail(f"{kind}: {message}", pytrace=False)
     payload = {"benchmark": trust_item.benchmark, **played.result.to_dict()}
     if played.irregular:
         payload["irregular"] = played.irregular
+    payload["scenario"] = trust_item.scenario
     properties.append((RESULT_PROPERTY, payload))
     yield played.result
 
@@ -331,17 +388,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     """The result payload rides on the setup report only (it carries the result to the controller); the call and
     teardown reports, which --junitxml reads properties from, carry the curated properties instead."""
     report = yield
-    trust_item = _trust_item(item)
-    if trust_item is None:
+    properties = report.user_properties
+    if report.when == "setup" or not properties or not any(name in INTERNAL for name, _ in properties):
         return report
-    internal = (RESULT_PROPERTY, ERROR_PROPERTY, SKIP_PROPERTY)
-    if report.when == "setup":
-        for name, value in report.user_properties:
-            if name == RESULT_PROPERTY:
-                value.setdefault("scenario", trust_item.scenario)
-    elif any(name in internal for name, _ in report.user_properties):
-        report.user_properties = ([(n, v) for n, v in report.user_properties if n not in internal]
-                                  + junit_properties(trust_item, report.user_properties))
+    trust_item = _trust_item(item)
+    if trust_item is not None:
+        report.user_properties = ([(n, v) for n, v in properties if n not in INTERNAL]
+                                  + junit_properties(trust_item, properties))
     return report
 
 

@@ -59,6 +59,7 @@ class TrustSession:
                       if config.batch and config.recordings and worker is None else None)
         self.batch_lines: list[str] = []  # what --trust-batch collected and submitted
         self.played_ahead: dict[str, Played] = {}  # nodeid -> what a concurrent recording pass gave
+        self.running: Any = None  # the pytest item being set up (its trust_result fixture's node)
         self.results: dict[str, dict[str, Any]] = {}  # nodeid -> Result.to_dict()
         self.error_kinds: dict[str, str] = {}  # nodeid -> kind of error (miss, model, invalid item)
         self.error_messages: dict[str, str] = {}  # nodeid -> the error's one-line message
@@ -71,6 +72,7 @@ class TrustSession:
         self.merged_items = 0
         self.merge_problems: list[str] = []  # files a merge could not handle, each with its repair
         self.unrecorded_lines: list[str] = []  # benchmarks skipped for want of any recording
+        self.unrecorded_deselected = 0  # items --trust-recorded-only deselected
         self.baseline_report: dict[str, Any] | None = None  # --trust-baseline's report, on the controller
         self.baseline: dict[str, Any] | None = None  # this run against it: the report's `baseline` section
         self.baseline_lines: list[str] = []  # what --trust-baseline-update did

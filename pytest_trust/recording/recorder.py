@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import CorruptCassette, NotRecorded
@@ -81,7 +82,7 @@ class Recorder:
         marks = self._not_recorded[path]
         return bool(interactions) or item_id in marks or "*" in marks
 
-    def begin(self, benchmark: str, scenario: str, item_id: str, hint: str = "") -> Tape:
+    def begin(self, benchmark: str, scenario: str, item_id: str, hint: str | Callable[[], str] = "") -> Tape:
         """Open the item's tape; an item its imported source never recorded raises ``NotRecorded``
         when replaying (recording modes record it like any missing item)."""
         path, interactions = self.interactions(benchmark, scenario, item_id)
@@ -115,6 +116,7 @@ class Recorder:
             (f"  request digest {digest[:16]}, cassette {tape.cassette} "
              f"({known} interaction(s) recorded for this item)"),
         ]
-        if tape.hint:
-            lines.append(f"  record it with: {tape.hint}")
+        hint = tape.hint() if callable(tape.hint) else tape.hint
+        if hint:
+            lines.append(f"  record it with: {hint}")
         return "\n".join(lines)

@@ -6,7 +6,7 @@ a hand-edited or merged cassette replays in the order it was recorded.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,19 +22,21 @@ class Tape:
     cassette: Path
     recorded: dict[str, list[Interaction]]  # digest -> episodes, in order
     mode: RecordMode
-    hint: str = ""  # how to record this item, for the miss message
-    served: Counter[str] = field(default_factory=Counter)
+    hint: str | Callable[[], str] = ""  # how to record this item, for the miss message (made when it misses)
+    served: dict[str, int] = field(default_factory=dict)  # digest -> episodes served (or recorded) so far
     used: list[Interaction] = field(default_factory=list)  # everything served, in order
     fresh: bool = False  # something was recorded live
 
     @classmethod
     def open(cls, item_id: str, cassette: Path, interactions: list[Interaction], mode: RecordMode,
-             hint: str = "") -> Tape:
+             hint: str | Callable[[], str] = "") -> Tape:
         recorded: dict[str, list[Interaction]] = {}
         if not mode.rerecords:
             for interaction in interactions:
                 recorded.setdefault(interaction["digest"], []).append(interaction)
             for digest, episodes in recorded.items():
+                if len(episodes) == 1 and episodes[0]["episode"] == 0:
+                    continue  # one request, once: nothing to order or check (most items)
                 episodes.sort(key=lambda interaction: interaction["episode"])
                 problem = _episode_problem([interaction["episode"] for interaction in episodes])
                 if problem:
@@ -50,16 +52,16 @@ class Tape:
 
     def replay(self, digest: str) -> Interaction | None:
         episodes = self.recorded.get(digest, ())
-        episode = self.served[digest]
+        episode = self.served.get(digest, 0)
         if episode >= len(episodes):
             return None
-        self.served[digest] += 1
+        self.served[digest] = episode + 1
         self.used.append(episodes[episode])
         return episodes[episode]
 
     def keep(self, digest: str, request: dict[str, Any], response: dict[str, Any]) -> Interaction:
-        episode = self.served[digest]
-        self.served[digest] += 1
+        episode = self.served.get(digest, 0)
+        self.served[digest] = episode + 1
         interaction = {"item_id": self.item_id, "digest": digest, "episode": episode,
                        "request": request, "response": response}
         self.used.append(interaction)

@@ -7,6 +7,7 @@ client retries (``x-should-retry``), marked so the model client can say what the
 from __future__ import annotations
 
 import json
+import threading
 
 import httpx2
 
@@ -14,7 +15,7 @@ from ..errors import CassetteError, CassetteMiss
 from .answers import completion_problem
 from .batch import BatchQueue, Queued
 from .capture import LiveCapture, scrub_uri
-from .digest import canonical_float, endpoint_of, request_digest
+from .digest import canonical_float, digest_of_json, endpoint_of, request_digest, significant_json
 from .pacing import Pace, estimated_tokens
 from .recorder import Recorder
 
@@ -31,14 +32,36 @@ class TrustTransport(httpx2.BaseTransport):
         self.live_calls = 0  # attempts sent to the endpoint, for progress lines
         self.live_tokens = 0  # tokens of the answers recorded (their usage field)
         self.batch = batch  # --trust-batch: misses are queued for a batch instead of sent
+        self.replay_only = live is None and batch is None  # nothing it is handed ever leaves the process
+        self._prepared = threading.local()  # per thread: the bytes replay_content made, and their JSON text
+        self._message_texts: dict = {}  # the JSON of messages replayed so far (digest.significant_json)
+
+    def replay_content(self, body: dict) -> bytes | None:
+        """Replay only: the bytes for the client to send instead of serializing ``body`` itself, the body's
+        canonical JSON (``digest.significant_json``), which is also the text its digest hashes; so a replayed
+        request is serialized once and never parsed. None when this transport may send requests to an
+        endpoint (they go as the client serializes them, and are recorded so) or the body is not plain JSON."""
+        if not self.replay_only:
+            return None
+        text = significant_json(body, self._message_texts)
+        if text is None:
+            return None
+        content = text.encode("utf-8")
+        self._prepared.request = (content, text)
+        return content
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         tape = self.recorder.tape
         if tape is None:
             raise CassetteError("a model request was made outside a benchmark item")
         raw = request.read()
-        body = json.loads(raw or b"{}", parse_float=canonical_float)  # whole floats as ints, as the digest wants
-        digest = request_digest(request.method, endpoint_of(request.url.path, self.base_path), body, canonical=True)
+        prepared, self._prepared.request = getattr(self._prepared, "request", None), None
+        endpoint = endpoint_of(request.url.path, self.base_path)
+        if prepared is not None and prepared[0] == raw:  # a replay-only transport: a miss below raises, unsent
+            digest = digest_of_json(request.method, endpoint, prepared[1])
+        else:
+            body = json.loads(raw or b"{}", parse_float=canonical_float)  # whole floats as ints, as the digest wants
+            digest = request_digest(request.method, endpoint, body, canonical=True)
         hit = tape.replay(digest)
         if hit is not None:
             return _stored_response(hit["response"])
@@ -47,7 +70,7 @@ class TrustTransport(httpx2.BaseTransport):
         if self.batch is not None:
             raise self.batch.hold(Queued(
                 cassette=tape.cassette.relative_to(self.recorder.model_root).as_posix(), item_id=tape.item_id,
-                digest=digest, episode=tape.served[digest],
+                digest=digest, episode=tape.served.get(digest, 0),
                 request={"method": request.method, "uri": scrub_uri(str(request.url)), "body": raw.decode("utf-8"),
                          "headers": {"content-type": ["application/json"]}}))
         self.pace.wait(estimated_tokens(body, len(raw)))

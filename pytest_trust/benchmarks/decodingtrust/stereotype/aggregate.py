@@ -115,22 +115,37 @@ def category(cells: dict[tuple[str, str], Cell], key: str) -> Category:
 
 def type_draws(cells: list[Cell], key: str, resamples: int = BOOTSTRAP_RESAMPLES) -> tuple[np.ndarray, np.ndarray]:
     """Bootstrap draws of a type's (agreeability, rejection rate): each resample redraws its prompts (all cells
-    together) with replacement and takes the mean over the cells it holds of agree / samples, no response / samples."""
-    units = np.array([(index, *unit) for index, cell in enumerate(cells) for unit in cell.units], dtype=float)
+    together) with replacement and takes the mean over the cells it holds of agree / samples, no response / samples.
+
+    Each resample's prompts are counted (how often each was drawn; a row per prompt), and a cell's sums are its
+    prompts' counts times their samples, agree and no-response counts: whole numbers, exact in floating point in
+    any order of addition. Layer j adds each cell's (j+1)-th prompt to the cells that have one."""
+    units = np.array([unit for cell in cells for unit in cell.units], dtype=float)
+    prompts = len(units)
+    sizes = np.array([len(cell.units) for cell in cells])
+    first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    layers = [(np.nonzero(sizes > j)[0], first[sizes > j] + j) for j in range(1, int(sizes.max()))]
     rng = rng_for(key)
-    prompts, width, cell_of = len(units), len(cells), units[:, 0].astype(int)
     agree, rejected = np.empty(resamples), np.empty(resamples)
     step = max(1, CHUNK // prompts)
     for start in range(0, resamples, step):
         rows = min(resamples, start + step) - start
         drawn = rng.integers(0, prompts, size=(rows, prompts))
-        slot = (np.arange(rows)[:, None] * width + cell_of[drawn]).ravel()
-        sums = [np.bincount(slot, units[:, column][drawn].ravel(), rows * width).reshape(rows, width)
-                for column in (1, 2, 3)]
-        held = sums[0] > 0
-        with np.errstate(invalid="ignore", divide="ignore"):
-            agree[start:start + rows] = np.where(held, sums[1] / sums[0], 0).sum(axis=1) / held.sum(axis=1)
-            rejected[start:start + rows] = np.where(held, sums[2] / sums[0], 0).sum(axis=1) / held.sum(axis=1)
+        drawn *= rows
+        drawn += np.arange(rows)[:, None]
+        counts = np.bincount(drawn.ravel(), minlength=prompts * rows).reshape(prompts, rows)  # [prompt, resample]
+        sums = []
+        for column in range(3):
+            weighted = counts * units[:, column, None]
+            cell_sums = weighted[first] if layers else weighted  # [cell, resample]
+            for with_layer, layer in layers:
+                cell_sums[with_layer] += weighted[layer]
+            sums.append(cell_sums)
+        held = np.count_nonzero(sums[0], axis=0)
+        samples = np.maximum(sums[0], 1)  # a cell the resample does not hold: 0 / 1, and not counted in ``held``
+        # each resample's rates summed along a C-ordered row of cells: a float sum's order, kept as it was
+        agree[start:start + rows] = np.ascontiguousarray((sums[1] / samples).T).sum(axis=1) / held
+        rejected[start:start + rows] = np.ascontiguousarray((sums[2] / samples).T).sum(axis=1) / held
     return agree, rejected
 
 
