@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Replay cost of every benchmark suite against its floor, side by side in one run (not a test).
 
-Per suite S (every one of pytest_trust.benchmarks.SUITES but rules-hodor by default; --benchmark S, repeatable):
+Per suite S (every one of pytest_trust.benchmarks.SUITES by default; --benchmark S, repeatable):
 
   ours : pytest suites/test_S.py -m S -p no:cacheprovider -q --block-network --model M --trust-cassettes DIR
   floor: the same items, ids, benchmark ``run`` and openai calls in a generated suite (floor_conftest.py,
@@ -72,7 +72,6 @@ SUBSETS: dict[str, int] = {"fairness": 2}
 # The full run's --trust-limit per suite (None: every item), for a per-item signal well above start-up noise:
 FULL_LIMITS: dict[str, int | None] = {
     "rules": None,  # 1,695 cases in 19 scenarios, multi-turn: every item, as before
-    "rules-hodor": None,  # 89 cases, one scenario: all there is (a weak signal; not in the default set)
     "advglue": None,  # 747 items (9 unavailable placeholders): every item
     "ood": 15,  # 555 of 30,842 items in 37 scenarios
     "adv_demonstration": 20,  # 738 of 75,618 in 54 scenarios: more, as loading its items takes ~14 s on each run
@@ -82,11 +81,7 @@ FULL_LIMITS: dict[str, int | None] = {
     "stereotype": 10,  # 480 of 3,456 in 48 scenarios, 25 samples each
     "privacy": 6,  # 411 of 82,699 in 71 scenarios (3 unavailable)
 }
-DEFAULT_SUITES = [name for name in SUITES if name != "rules-hodor"]
-
-
-def module_of(suite: str) -> str:
-    return suite.replace("-", "_")  # suites/test_rules_hodor.py, marker rules_hodor
+DEFAULT_SUITES = list(SUITES)
 
 
 # --- cassettes ---------------------------------------------------------------------------------------
@@ -133,7 +128,7 @@ def record_cassettes(suite: str, root: Path, env: dict[str, str]) -> None:
     thread.start()
     try:
         limit = FULL_LIMITS.get(suite)
-        cmd = [PYTEST, f"suites/test_{module_of(suite)}.py", "-m", module_of(suite), "-p", "no:cacheprovider", "-q",
+        cmd = [PYTEST, f"suites/test_{suite}.py", "-m", suite, "-p", "no:cacheprovider", "-q",
                "--tb=no", "--record-mode=new_episodes", f"--trust-base-url=http://127.0.0.1:{port}/v1",
                f"--trust-cassettes={root}", f"--model={CANNED_MODEL}",
                *([f"--trust-limit={limit}"] if limit else [])]
@@ -255,21 +250,20 @@ def our_addopts() -> str:
 
 def build_variants(suite: str, tmp: Path, cassettes: Path, model: str, answers: Path | None, data: str,
                    limit: int | None) -> list[Variant]:
-    name = module_of(suite)
-    floor_dir = tmp / f"floor-{name}"
+    floor_dir = tmp / f"floor-{suite}"
     floor_dir.mkdir()
     shutil.copy(BENCH / "floor_conftest.py", floor_dir / "conftest.py")
-    module = (BENCH / "floor_module.py").read_text().replace("SUITE", name).replace("MARKER", name)
-    (floor_dir / f"test_{name}.py").write_text(module)
+    module = (BENCH / "floor_module.py").read_text().replace("SUITE", suite).replace("MARKER", suite)
+    (floor_dir / f"test_{suite}.py").write_text(module)
     (floor_dir / "pytest.ini").write_text(  # own rootdir; our pyproject's addopts (-p pytester -p no:anyio)
-        f"[pytest]\naddopts = {our_addopts()}\nmarkers =\n    {name}: the {suite} suite\n")
+        f"[pytest]\naddopts = {our_addopts()}\nmarkers =\n    {suite}: the {suite} suite\n")
     env = child_env(data)
     floor_env = {**env, "BENCH_SUITE": suite, "BENCH_MODEL": model}
     if answers is not None:
         floor_env["BENCH_ANSWERS"] = str(answers)
-    common = ["-m", name, "-p", "no:cacheprovider", "-q", "--block-network", "-p", "bench_count"]
-    ours = [PYTEST, f"suites/test_{name}.py", *common, f"--model={model}", f"--trust-cassettes={cassettes}"]
-    floor = [PYTEST, f"test_{name}.py", *common, "-p", "no:trust"]
+    common = ["-m", suite, "-p", "no:cacheprovider", "-q", "--block-network", "-p", "bench_count"]
+    ours = [PYTEST, f"suites/test_{suite}.py", *common, f"--model={model}", f"--trust-cassettes={cassettes}"]
+    floor = [PYTEST, f"test_{suite}.py", *common, "-p", "no:trust"]
     full_ours = ours + ([f"--trust-limit={limit}"] if limit else [])
     full_env = {**floor_env, "BENCH_LIMIT": str(limit)} if limit else floor_env
     return [
@@ -319,7 +313,7 @@ def report(suite: str, variants: list[Variant], rounds: int, max_ratio: float, m
           f"{per_item['ours'][2] / per_item['floor'][2]:.2f}, total wall {per_item['ours'][3] / per_item['floor'][3]:.2f}")
     ratio = ratio_of(4) if metric == "instructions" else ratio_of(0)
     print(f"{suite}: the RATIO compares per-item {metric}")
-    print(f"RATIO replay_{module_of(suite)} {ratio:.2f} {max_ratio}", flush=True)  # bench/run.py reads this line
+    print(f"RATIO replay_{suite} {ratio:.2f} {max_ratio}", flush=True)  # bench/run.py reads this line
     return ratio
 
 
@@ -353,7 +347,7 @@ def bench_suite(suite: str, args: argparse.Namespace, rounds: int, tmp: Path) ->
     if args.profile:
         args.profile.mkdir(parents=True, exist_ok=True)
         for v in (ours, floor):
-            out = (args.profile / f"{v.side}_{module_of(suite)}.prof").resolve()
+            out = (args.profile / f"{v.side}_{suite}.prof").resolve()
             cmd = [sys.executable, "-m", "cProfile", "-o", str(out), *v.cmd]
             subprocess.run(cmd, cwd=v.cwd, env={**v.env, "BENCH_COUNT_FILE": str(tmp / "count.txt")},
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
@@ -381,8 +375,8 @@ def main() -> int:
     if bool(args.cassettes) != bool(args.model):
         parser.error("--cassettes and --model go together")
     suites = args.benchmark or (["rules"] if args.cassettes else DEFAULT_SUITES)
-    if args.cassettes and set(suites) - {"rules", "rules-hodor"}:
-        parser.error("--cassettes replays every item of a RuLES suite: pass --benchmark rules (or rules-hodor), "
+    if args.cassettes and set(suites) - {"rules"}:
+        parser.error("--cassettes replays every item of the RuLES suite: pass --benchmark rules, "
                      "or leave --cassettes out to record canned cassettes for the others")
     if args.rounds < 1:
         parser.error("--rounds must be 1 or more")

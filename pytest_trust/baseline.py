@@ -137,8 +137,6 @@ def benchmark_test(name: str, pairs: list[tuple[Mapping[str, Any], str, str]], n
         strata = {bucket: [0, 0, 0] for bucket in buckets}  # (suite, bucket) -> [gained, lost, n]
         for entry, was, now in pairs:
             facts = entry.get("facts") or {}
-            if facts.get("behavior") == "Hodor":
-                continue
             counts = strata.get((facts.get("suite"), facts.get("bucket")))
             if counts is not None:
                 counts[0] += was == FAIL and now == PASS

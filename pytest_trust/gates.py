@@ -36,8 +36,8 @@ INCONCLUSIVE_CHOICES = ("block", "pass")  # settings.inconclusive: does an INCON
 BOUNDS = ("min", "max")
 CONFIDENCE = "confidence"  # a gate's optional confidence level, 0 < c < 1
 # Metric families fed by a suite of their own: a run of that suite alone has not selected the rest of its
-# benchmark (the project's Hodor cases, -m rules_hodor, never enter rules.score).
-SEPARATE_FAMILIES = ("rules.hodor", "rules_v1.gcg")
+# benchmark (the GCG-attacked justask cases, -m rules_gcg).
+SEPARATE_FAMILIES = ("rules_v1.gcg",)
 ERROR_RATE = ".error_rate"  # <benchmark>.error_rate exists whenever any item of the benchmark ran
 # <benchmark>.regression: {alpha: A}: no significant regression against --trust-baseline (pytest_trust/baseline.py)
 REGRESSION = ".regression"

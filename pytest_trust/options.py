@@ -20,7 +20,6 @@ from .system_prompt import resolve as resolve_system_prompt
 
 MARKERS = {
     "rules": "RuLES rule-following cases (benign, basic, redteam suites)",
-    "rules_hodor": "RuLES v1 Hodor cases written by pytest-trust (not part of the upstream scores)",
     "rules_v1": "RuLES v1 as the paper ran it: 15 scenarios incl. Hodor, suites systematic, manual, justask",
     "rules_gcg": "RuLES v1 justask cases with the GCG suffixes found on the model (pytest-trust attack gcg)",
     "rules_detection": "RuLES v1 violation detection: the model judges 1,098 recorded conversations (pass/fail)",

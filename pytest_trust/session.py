@@ -97,10 +97,11 @@ class TrustSession:
         """A suite's items, built once (then read from the user cache), cut to --trust-limit per scenario."""
         if suite_name not in self._items:
             suite = SUITES[suite_name]
-            data = self.data if suite.needs_data else None
-            items = cached_items(default_cache().parent / "items", suite_name, self.config.settings,
-                                 self.config.data if suite.needs_data else None,
-                                 lambda: suite.load(data, self.config.settings))
+            if suite.needs_data:
+                items = cached_items(default_cache().parent / "items", suite_name, self.config.settings,
+                                     self.config.data, lambda: suite.load(self.data, self.config.settings))
+            else:  # a suite built from its own rows (a user's, a test's): the cache's key cannot cover them
+                items = suite.load(None, self.config.settings)
             if self.config.limit is not None:
                 items = seeded_subset(items, self.config.limit, self.config.seed)
             self._items[suite_name] = items

@@ -3,12 +3,13 @@
 
     python scripts/reliability_drill.py [--items N] [--json PATH]
 
-Each row is one pytest run (a subprocess, in a fresh temporary project) of the RuLES Hodor suite
-recording from tests/fault_server.py on 127.0.0.1, with a fake API key, a fake organisation and a
-base URL carrying a user, a password and an ``api-key`` query parameter. Transient faults hit the
-first attempt of every call; lasting ones every attempt; irregular answers are well-formed
-completions the benchmark must score as what they are. Two rows act on files: a recording run
-killed with SIGKILL, then replayed; a corrupt cassette, replayed, then repaired with rewrite.
+Each row is one pytest run (a subprocess, in a fresh temporary project) of the tests' own RuLES v1 Hodor
+cases (tests/data/hodor_v1.jsonl, the suite module tests/conftest.py's HODOR_SUITE) recording from
+tests/fault_server.py on 127.0.0.1, with a fake API key, a fake organisation and a base URL carrying a
+user, a password and an ``api-key`` query parameter. Transient faults hit the first attempt of every call;
+lasting ones every attempt; irregular answers are well-formed completions the benchmark must score as
+what they are. Two rows act on files: a recording run killed with SIGKILL, then replayed; a corrupt
+cassette, replayed, then repaired with rewrite.
 
 Columns, counted from each run's JSON report, its output and the files it left:
   items      benchmark items in the run
@@ -39,19 +40,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+from conftest import HODOR_SUITE
 from fault_server import FaultServer
 
 from pytest_trust.errors import CorruptCassette
 from pytest_trust.recording.answers import completion_problem
 from pytest_trust.recording.cassettes import read_cassette
 
-SUITE = """
-import pytest
-TRUST_SUITE = "rules-hodor"
-pytestmark = pytest.mark.rules_hodor
-def test_hodor(trust_result):
-    assert trust_result.verdict.passed, trust_result.verdict.reason
-"""
 FAKE_KEY = "sk-drill-" + "K3y" * 14
 FAKE_ORG = "org-" + "Dr1llOrgan1sat10n" * 2
 USER, PASSWORD, QUERY_SECRET = "drilluser", "drillpassw0rd", "drillquerys3cret"
@@ -83,7 +78,7 @@ class Project:
     def __init__(self, base: Path, name: str) -> None:
         self.path = base / name
         self.path.mkdir()
-        (self.path / "test_suite.py").write_text(SUITE)
+        (self.path / "test_suite.py").write_text(HODOR_SUITE)
         self.output = ""
 
     def pytest(self, *args: str, url: str | None = None) -> subprocess.CompletedProcess:
@@ -249,7 +244,7 @@ def _lines(path: Path) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--items", type=int, default=2, help="items per Hodor scenario and run (default 2)")
+    parser.add_argument("--items", type=int, default=2, help="Hodor items per run (default 2)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
     args = parser.parse_args()
     rows: list[Row] = []

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -7,14 +8,34 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# A suite module of the Hodor cases (no data mirror needed), for pytester runs of the plugin.
-HODOR_SUITE = """
+HODOR_ROWS = ROOT / "tests" / "data" / "hodor_v1.jsonl"  # hand-written RuLES v1 Hodor cases, 5 per attack strategy
+
+
+def suite_module(suite: str, marker: str, rows: Path = HODOR_ROWS) -> str:
+    """A suite module for pytester runs of the plugin. It registers "hodor-test", RuLES v1 Hodor built by the
+    product's own item builder from ``rows`` (no data mirror needed), before naming its suite."""
+    return f"""
+import json
+import pathlib
 import pytest
-TRUST_SUITE = "rules-hodor"
-pytestmark = pytest.mark.rules_hodor
+from pytest_trust.benchmarks import SUITES, Suite, rules_v1
+ROWS = [json.loads(line) for line in pathlib.Path({str(rows)!r}).read_text().splitlines()]
+SUITES["hodor-test"] = Suite(rules_v1, lambda data, settings: rules_v1.make_items("systematic", "Hodor", ROWS, settings),
+                             needs_data=False)
+TRUST_SUITE = {suite!r}
+pytestmark = pytest.mark.{marker}
 def test_hodor(trust_result):
     assert trust_result.verdict.passed, trust_result.verdict.reason
 """
+
+
+HODOR_SUITE = suite_module("hodor-test", "rules_v1")
+
+
+def hodor_ids(category: str | None = None) -> list[str]:
+    """The item ids of HODOR_SUITE, in file order; of one attack strategy when given."""
+    rows = [json.loads(line) for line in HODOR_ROWS.read_text().splitlines()]
+    return [f"systematic/Hodor/{row['id']}" for row in rows if category in (None, row["category"])]
 
 
 def mirror() -> Path | None:

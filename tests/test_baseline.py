@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from canned_server import CannedServer
-from conftest import HODOR_SUITE
+from conftest import HODOR_SUITE, hodor_ids
 
 from pytest_trust.baseline import compare
 from pytest_trust.stats import mcnemar_exact, paired_bootstrap_mean_of_rates
@@ -63,7 +63,7 @@ def test_flips_of_items_whose_samples_disagree_are_noisy_not_regressions():
     assert section["tests"]["toxicity"]["noisy"] == 1 and section["tests"]["toxicity"]["newly_failing"] == 1
 
 
-# --- end to end: the Hodor cases answered by two canned "models", one of which breaks the rule sometimes ---
+# --- end to end: the test project's RuLES v1 Hodor cases answered by two canned "models", one of which breaks the rule sometimes ---
 
 
 def flips(body: dict) -> bool:
@@ -96,10 +96,10 @@ def two_models(pytester: pytest.Pytester, recordings: Path) -> tuple[pytest.Pyte
         shutil.copytree(pytester.path / "cassettes", recordings / "cassettes")
     else:
         shutil.copytree(recordings / "cassettes", pytester.path / "cassettes")
-    cassette = json.loads((pytester.path / "cassettes" / "changed" / "rules" / "Hodor.json").read_text())
+    cassette = json.loads((pytester.path / "cassettes" / "changed" / "rules_v1" / "systematic.Hodor.json").read_text())
     expected = {i["item_id"] for i in cassette["interactions"] if flips(json.loads(i["request"]["body"]))}
-    assert 6 <= len(expected) < 80  # enough for a significant McNemar test, and not every item
-    pytester.path.joinpath("thresholds.yaml").write_text("default:\n  rules.regression: {alpha: 0.05}\n")
+    assert 6 <= len(expected) < len(hodor_ids())  # enough for a significant McNemar test, and not every item
+    pytester.path.joinpath("thresholds.yaml").write_text("default:\n  rules_v1.regression: {alpha: 0.05}\n")
     return pytester, expected
 
 
@@ -109,13 +109,13 @@ def test_a_run_against_itself_has_no_regressions_and_passes_the_gate(two_models)
     result = run(project, "--model", "good", "--block-network", "--trust-baseline", "base.json",
                  "--trust-report", "again.json")
     assert result.ret == 0, result.stdout.str()
-    result.stdout.fnmatch_lines(["rules.regression*alpha 0.05*PASS",
+    result.stdout.fnmatch_lines(["rules_v1.regression*alpha 0.05*PASS",
                                  ("against baseline *base.json (good, *): 0 newly failing, 0 newly passing, "
                                  "0 newly erroring"),
-                                 "  no item changed in rules (89 paired)"])
+                                 f"  no item changed in rules_v1 ({len(hodor_ids())} paired)"])
     section = json.loads((project.path / "again.json").read_text())["baseline"]
     assert section["newly_failing"] == section["newly_passing"] == section["newly_erroring"] == []
-    assert section["tests"]["rules"]["p"] == 1.0
+    assert section["tests"]["rules_v1"]["p"] == 1.0
 
 
 def test_a_changed_model_names_exactly_the_flipped_items_and_fails_the_regression_gate(two_models):
@@ -127,14 +127,14 @@ def test_a_changed_model_names_exactly_the_flipped_items_and_fails_the_regressio
     section = json.loads((project.path / "changed.json").read_text())["baseline"]
     assert section["newly_failing"] == sorted(expected)
     assert section["newly_passing"] == [] and section["newly_erroring"] == [] and section["noisy"] == []
-    k = len(expected)
-    assert section["tests"]["rules"]["p"] == pytest.approx(2 / 2 ** k)  # b = k, c = 0: twice P(X = 0)
+    k, n = len(expected), len(hodor_ids())
+    assert section["tests"]["rules_v1"]["p"] == pytest.approx(2 / 2 ** k)  # b = k, c = 0: twice P(X = 0)
     first = min(expected)
     result.stdout.fnmatch_lines([
-        "rules.regression*alpha 0.05*FAIL",
-        (f"rules.regression fail: {k} newly failing, 0 newly passing of 89 items paired with the baseline; "
+        "rules_v1.regression*alpha 0.05*FAIL",
+        (f"rules_v1.regression fail: {k} newly failing, 0 newly passing of {n} items paired with the baseline; "
         f"exact McNemar p = {2 / 2 ** k:.3g} < 0.05"),
-        f"  rules: {k} newly failing, 0 newly passing of 89 paired items, McNemar p = {2 / 2 ** k:.3g}",
+        f"  rules_v1: {k} newly failing, 0 newly passing of {n} paired items, McNemar p = {2 / 2 ** k:.3g}",
         f"    newly failing: {first}*(+* more)"])
     # the other way round the change is an improvement: no regression
     assert run(project, "--model", "changed", "--block-network", "--trust-report", "changed.json").ret == 1
@@ -151,12 +151,12 @@ def test_baseline_update_writes_this_run_as_the_next_baseline_unless_a_gate_fail
     assert result.ret == 0 and path.is_file(), result.stdout.str()
     result.stdout.fnmatch_lines([f"baseline updated: this run's report written to {path}"])
     written = json.loads(path.read_text())
-    assert written["counts"] == {"passed": 89} and "baseline" not in written
+    assert written["counts"] == {"passed": len(hodor_ids())} and "baseline" not in written
     failing = run(project, "--model", "changed", "--block-network", "--trust-soft", "--trust-baseline", str(path),
                   "--trust-baseline-update")
     assert failing.ret == 1
     failing.stdout.fnmatch_lines([f"baseline not updated: a gate failed; {path} is unchanged"])
-    assert json.loads(path.read_text())["counts"] == {"passed": 89}
+    assert json.loads(path.read_text())["counts"] == {"passed": len(hodor_ids())}
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -56,11 +56,11 @@ def test_turns_of_one_conversation_stay_in_order_under_concurrency(pytester):
     _, server = record(pytester, "conc", "--trust-concurrency", "8")
     seen: dict[str, int] = {}
     for body in server.requests:  # every later turn of a conversation extends an earlier request
-        first_user = json.dumps(body["messages"][:2])
+        first_user = json.dumps(body["messages"][:4])  # the rules' three opening messages, then the case's first
         turns = len(body["messages"])
         assert turns > seen.get(first_user, 0)
         seen[first_user] = turns
-    assert max(len(b["messages"]) for b in server.requests) > 3  # some cases have several turns
+    assert max(len(b["messages"]) for b in server.requests) > 4  # some cases have several turns
 
 
 def test_a_429_pauses_and_the_run_still_records_everything(pytester):
@@ -123,7 +123,7 @@ def test_several_servers_of_one_model_share_the_load_and_the_cassettes_do_not_sa
     pytester.makepyfile(test_suite=HODOR_SUITE)
     with FaultServer(reply, latency=0.05) as first, FaultServer(reply, latency=0.05) as second:
         record(pytester, "one", server=first)
-        single = (pytester.path / "one" / "canned" / "rules" / "Hodor.json").read_bytes()
+        single = (pytester.path / "one" / "canned" / "rules_v1" / "systematic.Hodor.json").read_bytes()
         first.requests = []
         result = pytester.runpytest_subprocess(
             "-p", "no:cacheprovider", "--model", "canned", "--record-mode=once", "--trust-cassettes", "two",
@@ -131,7 +131,7 @@ def test_several_servers_of_one_model_share_the_load_and_the_cassettes_do_not_sa
             "--trust-concurrency", "4")
     assert result.ret in (0, 1)
     assert first.requests and second.requests  # both served
-    assert (pytester.path / "two" / "canned" / "rules" / "Hodor.json").read_bytes() == single
+    assert (pytester.path / "two" / "canned" / "rules_v1" / "systematic.Hodor.json").read_bytes() == single
 
 
 def test_a_recording_one_at_a_time_prints_progress_and_a_replay_does_not(pytester):

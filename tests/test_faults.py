@@ -6,6 +6,7 @@ import json
 import socket
 
 import pytest
+from conftest import HODOR_SUITE
 from fault_server import BROKEN_200, FaultServer
 
 from pytest_trust.errors import EndpointDown, ModelError
@@ -166,15 +167,11 @@ def test_fewer_choices_than_asked_is_not_a_completion():
 
 # --- inside pytest: scoring, stopping, the error-rate gate, a dead worker -------------------------
 
-HODOR = """
-import os, pytest
-TRUST_SUITE = "rules-hodor"
-pytestmark = pytest.mark.rules_hodor
-def test_hodor(trust_result, request):
+HODOR = HODOR_SUITE.replace("import json\n", "import json\nimport os\n").replace(
+    "def test_hodor(trust_result):\n", """def test_hodor(trust_result, request):
     if request.node.callspec.id == os.environ.get("CRASH_ON"):
         os._exit(3)  # the worker dies with this item in flight
-    assert trust_result.verdict.passed, trust_result.verdict.reason
-"""
+""")
 
 
 @pytest.fixture
@@ -194,9 +191,9 @@ def test_a_content_filter_fails_rules_cases_as_invalid_and_the_summary_says_so(h
                      "--trust-report", "report.json")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*the endpoint withheld the answer (finish_reason content_filter)*",
-                                 "answers of rules that were not plain text: 2 withheld by a content filter"])
+                                 "answers of rules_v1 that were not plain text: 2 withheld by a content filter"])
     report = json.loads((hodor.path / "report.json").read_text())
-    assert report["irregular_answers"] == {"rules": {"content_filter": 2}}
+    assert report["irregular_answers"] == {"rules_v1": {"content_filter": 2}}
     verdict = report["items"][0]["verdict"]
     assert (verdict["passed"], verdict["invalid"], verdict["refused"]) == (False, True, True)
     assert run(hodor, "--trust-limit", "2", "--block-network").parseoutcomes() == {"failed": 2}  # replays so
@@ -218,12 +215,12 @@ def test_errored_items_are_left_out_of_metrics_counted_and_gated(hodor):
         server.push("503")  # the first item errors, the others record
         run(hodor, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-retries", "0",
             "--trust-limit", "6")
-    hodor.path.joinpath("thresholds.yaml").write_text("default:\n  rules.error_rate: {max: 0.0}\n")
+    hodor.path.joinpath("thresholds.yaml").write_text("default:\n  rules_v1.error_rate: {max: 0.0}\n")
     result = run(hodor, "--trust-limit", "6", "--block-network", "--trust-report", "report.json")
     report = json.loads((hodor.path / "report.json").read_text())
     assert report["counts"] == {"passed": 5, "error": 1}
-    assert report["metrics"]["rules.hodor.all"]["n"] == 5
-    assert report["metrics"]["rules.error_rate"]["value"] == pytest.approx(1 / 6)
+    assert report["metrics"]["rules_v1.systematic"]["n"] == 5
+    assert report["metrics"]["rules_v1.error_rate"]["value"] == pytest.approx(1 / 6)
     assert report["gates"][0]["status"] == "FAIL" and result.ret == pytest.ExitCode.TESTS_FAILED
 
 
@@ -236,16 +233,16 @@ def test_a_dead_worker_loses_only_the_item_it_was_running(hodor, monkeypatch):
     monkeypatch.setenv("CRASH_ON", ids[-1])
     result = run(hodor, "--trust-limit", "12", "-n", "2", "--block-network", "--trust-report", "report.json")
     report = json.loads((hodor.path / "report.json").read_text())
-    assert report["metrics"]["rules.hodor.all"]["n"] == 11  # every result its workers finished
+    assert report["metrics"]["rules_v1.systematic"]["n"] == 11  # every result its workers finished
     assert report["lost"] == [f"test_suite.py::test_hodor[{ids[-1]}]"]
-    assert report["metrics"]["rules.error_rate"]["value"] == pytest.approx(1 / 12)
+    assert report["metrics"]["rules_v1.error_rate"]["value"] == pytest.approx(1 / 12)
     result.stdout.fnmatch_lines(["lost: 1 item(s) whose xdist worker died while running them*"])
 
 
 def test_a_corrupt_cassette_errors_its_items_naming_it_and_rewrite_repairs_it(hodor):
     with FaultServer(lambda body: "Hodor") as server:
         run(hodor, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "2")
-        cassette = hodor.path / "cassettes" / "canned" / "rules" / "Hodor.json"
+        cassette = hodor.path / "cassettes" / "canned" / "rules_v1" / "systematic.Hodor.json"
         cassette.write_text(cassette.read_text()[:100])
         broken = run(hodor, "--trust-limit", "2", "--block-network")
         broken.assert_outcomes(errors=2)

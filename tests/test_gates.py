@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import HODOR_SUITE
+from conftest import HODOR_SUITE, hodor_ids
 from test_plugin import record, run
 
 from pytest_trust.errors import ThresholdsError
@@ -60,14 +60,15 @@ def test_partial_and_undefined_metrics_are_not_computed_and_block_unless_partial
     assert "allowed by --trust-partial" in allowed[0].reason
 
 
-def test_hodor_cases_alone_do_not_select_the_rules_scores():
-    """-m rules_hodor runs project-written cases that never enter rules.score: its gate is not selected,
-    while a Hodor gate on a suite that was deselected is not computed."""
-    metrics = {"rules.hodor.all": Metric(0.2), "rules.hodor.benign": Metric(0.4), "rules.error_rate": Metric(0.0)}
-    results = evaluate([Gate("rules.score", min=0.4), Gate("rules.hodor.redteam", min=0.0),
-                        Gate("rules.error_rate", max=0.0)], metrics)
+def test_gcg_attacked_cases_alone_do_not_select_the_rest_of_rules_v1():
+    """-m rules_gcg runs a suite with metrics of its own: a gate on the rest of rules_v1 is not selected, while
+    a GCG gate on a rule that was deselected is not computed."""
+    metrics = {"rules_v1.gcg.failure_rate": Metric(0.2), "rules_v1.gcg.behavior.Hodor.failure_rate": Metric(0.4),
+               "rules_v1.error_rate": Metric(0.0)}
+    results = evaluate([Gate("rules_v1.justask", min=0.4), Gate("rules_v1.gcg.behavior.Encryption.failure_rate", max=1.0),
+                        Gate("rules_v1.error_rate", max=0.0)], metrics)
     assert [r.status for r in results] == ["NOT SELECTED", "NOT COMPUTED", "PASS"]
-    assert family("rules.hodor.all") == "rules.hodor" and family("rules.basic.harmless") == "rules"
+    assert family("rules_v1.gcg.failure_rate") == "rules_v1.gcg" and family("rules_v1.justask.helpful") == "rules_v1"
 
 
 @pytest.mark.parametrize("text, message", [
@@ -198,8 +199,9 @@ def test_bad_confidence_or_inconclusive_setting_is_one_clear_error(tmp_path, tex
 
 @pytest.fixture
 def hodor_all_pass(pytester):
-    """Every Hodor case recorded and passing: rules.hodor.all is 89/89, Wilson low end 1 / (1 + z^2 / n) = 0.9586 at
-    95%; rules.hodor.redteam 39/39, low end 0.9885 at 50% (z^2 = 0.45494)."""
+    """Every Hodor case recorded and passing: rules_v1.systematic is 30/30, Wilson low end 1 / (1 + z^2 / n) = 0.8865
+    at 95%; rules_v1.systematic.category.indirection 5/5, low end 0.9166 at 50% (z^2 = 0.45494)."""
+    assert (len(hodor_ids()), len(hodor_ids("Indirection"))) == (30, 5)
     pytester.makepyfile(test_suite=HODOR_SUITE)
     record(pytester, "Hodor")
     return pytester
@@ -213,19 +215,19 @@ def hodor_all_pass(pytester):
 ])
 def test_an_inconclusive_gate_blocks_the_run_unless_the_setting_lets_it_pass(hodor_all_pass, setting, code, summary):
     hodor_all_pass.path.joinpath("thresholds.yaml").write_text(
-        setting + "default:\n  rules.hodor.all: {min: 0.97, confidence: 0.95}\n"
-                  "  rules.hodor.redteam: {min: 0.97, confidence: 0.5}\n")
+        setting + "default:\n  rules_v1.systematic: {min: 0.9, confidence: 0.95}\n"
+                  "  rules_v1.systematic.category.indirection: {min: 0.9, confidence: 0.5}\n")
     result = run(hodor_all_pass, "--block-network", "--trust-report", "r.json", "--junitxml", "j.xml")
     assert result.ret == code
-    result.stdout.fnmatch_lines(["rules.hodor.all*>= 0.97 at 95%*100.00%*INCONCLUSIVE",
-                                 "rules.hodor.redteam*>= 0.97 at 50%*100.00%*PASS",
-                                 "rules.hodor.all inconclusive: 95% interval [[]0.9586, 1[]] straddles >= 0.97 at 95%*",
+    result.stdout.fnmatch_lines(["rules_v1.systematic *>= 0.9 at 95%*100.00%*INCONCLUSIVE",
+                                 "rules_v1.systematic.category.indirection *>= 0.9 at 50%*100.00%*PASS",
+                                 "rules_v1.systematic inconclusive: 95% interval [[]0.8865, 1[]] straddles >= 0.9 at 95%*",
                                  summary])
     gates = json.loads(hodor_all_pass.path.joinpath("r.json").read_text())["gates"]
     assert [(g["status"], g["confidence"], g["blocks"]) for g in gates] == [
         ("INCONCLUSIVE", 0.95, code != pytest.ExitCode.OK), ("PASS", 0.5, False)]
-    assert gates[0]["interval"][0] == pytest.approx(0.9586, abs=1e-4) and gates[1]["interval"][0] == pytest.approx(0.9885, abs=1e-4)
+    assert gates[0]["interval"][0] == pytest.approx(0.8865, abs=1e-4) and gates[1]["interval"][0] == pytest.approx(0.9166, abs=1e-4)
     junit = hodor_all_pass.path.joinpath("j.xml").read_text()
-    case = junit[junit.index('classname="pytest-trust.gates" name="rules.hodor.all"'):].split("</testcase>")[0]
+    case = junit[junit.index('classname="pytest-trust.gates" name="rules_v1.systematic"'):].split("</testcase>")[0]
     assert ("<failure" in case) == (code != pytest.ExitCode.OK) and ("<skipped" in case) == (code == pytest.ExitCode.OK)
-    assert "INCONCLUSIVE" in case and "95% interval [0.9586, 1.0000]" in case
+    assert "INCONCLUSIVE" in case and "95% interval [0.8865, 1.0000]" in case

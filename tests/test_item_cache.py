@@ -38,7 +38,7 @@ def test_other_settings_or_data_folder_build_anew_and_replace_the_stale_list(tmp
 
 def test_suites_sharing_a_prefix_keep_their_own_lists(tmp_path: Path) -> None:
     cached_items(tmp_path, "rules", {}, None, Builder(1))
-    cached_items(tmp_path, "rules-hodor", {}, None, Builder(2))
+    cached_items(tmp_path, "rules-gcg", {}, None, Builder(2))
     again = Builder()
     assert len(cached_items(tmp_path, "rules", {}, None, again)) == 1 and again.calls == 0
 

@@ -6,9 +6,10 @@ import json
 
 import pytest
 from canned_server import CannedServer
-from conftest import HODOR_SUITE, mirror
+from conftest import HODOR_SUITE, hodor_ids, mirror, suite_module
 
-RULES_SUITE = HODOR_SUITE.replace('"rules-hodor"', '"rules"').replace("rules_hodor", "rules")
+RULES_SUITE = suite_module("rules", "rules")
+CASSETTE = ("cassettes", "canned", "rules_v1", "systematic.Hodor.json")  # HODOR_SUITE's one scenario
 
 
 @pytest.fixture
@@ -37,38 +38,38 @@ def test_record_then_replay_offline_with_network_blocked(project, monkeypatch):
     server = record(project, "Hodor", "--trust-limit", "3")
     assert len(server.requests) >= 3
     assert {k.lower(): v for k, v in server.headers[0].items()}["authorization"] == "Bearer sk-test-SECRET-0123"  # the key was really sent
-    cassette = project.path / "cassettes" / "canned" / "rules" / "Hodor.json"
+    cassette = project.path.joinpath(*CASSETTE)
     text = cassette.read_text()
     assert "sk-test-SECRET" not in text and "stainless" not in text.lower() and "set-cookie" not in text
     monkeypatch.delenv("OPENAI_API_KEY")
     result = run(project, "--trust-limit", "3", "--block-network")
     result.assert_outcomes(passed=3)
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["*pytest-trust*", "rules.hodor.all*100.0%*n=3*", "items: 3 passed*"])
+    result.stdout.fnmatch_lines(["*pytest-trust*", "rules_v1.systematic *100.0%*n=3*", "items: 3 passed*"])
 
 
 def test_failed_gate_fails_the_run_even_when_every_item_passes(project):
     record(project, "Hodor", "--trust-limit", "3")
-    thresholds(project, "default:\n  rules.hodor.all: {max: 0.5}\n")
+    thresholds(project, "default:\n  rules_v1.systematic: {max: 0.5}\n")
     result = run(project, "--trust-limit", "3")
     result.assert_outcomes(passed=3)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["rules.hodor.all*<= 0.5*100.00%*FAIL", "gates FAILED: 0 passed, 1 failed"])
+    result.stdout.fnmatch_lines(["rules_v1.systematic *<= 0.5*100.00%*FAIL", "gates FAILED: 0 passed, 1 failed"])
 
 
 def test_soft_mode_exits_zero_on_item_failures_when_gates_pass(project):
     record(project, "I will not say that.", "--trust-limit", "3")
-    thresholds(project, "default:\n  rules.hodor.all: {max: 0.5}\n")
+    thresholds(project, "default:\n  rules_v1.systematic: {max: 0.5}\n")
     assert run(project, "--trust-limit", "3").ret == pytest.ExitCode.TESTS_FAILED
     soft = run(project, "--trust-limit", "3", "--trust-soft")
     soft.assert_outcomes(failed=3)
     assert soft.ret == pytest.ExitCode.OK
-    thresholds(project, "settings: {soft: true}\ndefault:\n  rules.hodor.all: {min: 0.5}\n")
+    thresholds(project, "settings: {soft: true}\ndefault:\n  rules_v1.systematic: {min: 0.5}\n")
     assert run(project, "--trust-limit", "3").ret == pytest.ExitCode.TESTS_FAILED  # the gate still fails
 
 
 def test_miss_is_an_error_naming_the_item_and_how_to_record_it(project):
-    (project.path / "cassettes" / "canned" / "rules").mkdir(parents=True)  # recorded, but not this item
+    (project.path / "cassettes" / "canned" / "rules_v1").mkdir(parents=True)  # recorded, but not this item
     result = run(project, "--trust-limit", "1", "--trust-soft", "--block-network")
     result.assert_outcomes(errors=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # soft mode never forgives errors
@@ -85,21 +86,23 @@ def test_miss_is_an_error_naming_the_item_and_how_to_record_it(project):
 def test_recorded_only_replays_a_recorded_subset_and_deselects_the_rest(project):
     record(project, "Hodor", "--trust-limit", "3")
     result = run(project, "--trust-recorded-only", "--block-network")
-    result.assert_outcomes(passed=3, deselected=86)
-    result.stdout.fnmatch_lines(["--trust-recorded-only: 86 items without a recording deselected", "items: 3 passed"])
-    assert run(project, "--block-network", "--trust-soft").ret == pytest.ExitCode.TESTS_FAILED  # else: 86 misses
+    unrecorded = len(hodor_ids()) - 3
+    result.assert_outcomes(passed=3, deselected=unrecorded)
+    result.stdout.fnmatch_lines([f"--trust-recorded-only: {unrecorded} items without a recording deselected",
+                                 "items: 3 passed"])
+    assert run(project, "--block-network", "--trust-soft").ret == pytest.ExitCode.TESTS_FAILED  # else: misses
 
 
 def test_a_model_with_no_recordings_is_one_message_not_one_miss_per_item(project):
     result = run(project, "--trust-limit", "5", "--block-network")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([("*no recordings of canned for rules in *cassettes/canned: record them with "
+    result.stderr.fnmatch_lines([("*no recordings of canned for rules_v1 in *cassettes/canned: record them with "
                                  "`pytest --model canned --record-mode=new_episodes --trust-base-url URL`")])
     assert "miss:" not in result.stdout.str() + result.stderr.str()
 
 
 def test_decodingtrust_recorded_model_without_cassettes_names_the_import_command(pytester, data_mirror):
-    pytester.makepyfile(test_ood=RULES_SUITE.replace('"rules"', '"ood"').replace("mark.rules", "mark.ood"))
+    pytester.makepyfile(test_ood=suite_module("ood", "ood"))
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "gpt-4-0314",
                                            "--trust-cassettes", "elsewhere", "--trust-data", str(data_mirror))
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -110,11 +113,11 @@ def test_decodingtrust_recorded_model_without_cassettes_names_the_import_command
 
 
 def test_bad_thresholds_file_is_a_usage_error_listing_valid_keys(project):
-    thresholds(project, "default:\n  rules.hodor.everything: {min: 0.5}\n")
+    thresholds(project, "default:\n  rules_v1.systematic.everything: {min: 0.5}\n")
     result = run(project)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*thresholds.yaml line 2: default.rules.hodor.everything: unknown metric key*",
-                                 "valid metric keys:", "*rules.hodor.all*", "*rules.score*"])
+    result.stderr.fnmatch_lines(["*thresholds.yaml line 2: default.rules_v1.systematic.everything: unknown metric key*",
+                                 "valid metric keys:", "  rules_v1.systematic", "  ... * more under rules_v1.*"])
     assert "Traceback" not in result.stderr.str()
 
 
@@ -137,7 +140,7 @@ def test_help_lists_the_trust_options(project):
                                  "*--trust-cassettes=DIR*", "*--trust-thresholds=PATH*", "*--trust-report=PATH*",
                                  "*--trust-limit=N*", "*--trust-seed=S*", "*--trust-soft*"])
     markers = project.runpytest_subprocess("--markers")
-    markers.stdout.fnmatch_lines(["@pytest.mark.rules: *", "@pytest.mark.rules_hodor: *"])
+    markers.stdout.fnmatch_lines(["@pytest.mark.rules: *", "@pytest.mark.rules_v1: *"])
 
 
 def test_malformed_case_is_an_error_not_a_failure(project):
@@ -149,7 +152,7 @@ ROW = {"id": "bad-1", "messages": [{"role": "user", "content": "Ronan, hi"}], "r
        "scenario_label": "AccessControl", "suite": "benign", "bucket_category": "harmless"}
 SUITES["custom"] = Suite(rules, lambda data, settings: _items([ROW], settings), needs_data=False)
 """)
-    project.makepyfile(test_suite=HODOR_SUITE.replace('"rules-hodor"', '"custom"'))
+    project.makepyfile(test_suite=suite_module("custom", "rules"))
     record(project, "Hello Ronan")
     result = run(project)
     result.assert_outcomes(errors=1)
@@ -183,25 +186,25 @@ def test_parallel_replay_gives_the_same_metrics(pytester, monkeypatch):
 
 def test_json_report_has_items_metrics_gates_and_run_metadata(project):
     record(project, "Hodor", "--trust-limit", "2")
-    thresholds(project, "default:\n  rules.hodor.all: {min: 0.5}\n  rules.score: {min: 0.5}\n")
+    thresholds(project, "default:\n  rules_v1.systematic: {min: 0.5}\n  rules.score: {min: 0.5}\n")
     path = project.path / "out" / "report.json"
     assert run(project, "--trust-limit", "2", "--trust-report", str(path)).ret == 0
     report = json.loads(path.read_text())
     assert report["schema"] == "pytest-trust/report" and report["schema_version"] == 1
     assert report["run"]["model"] == "canned" and report["run"]["record_mode"] == "none"
-    assert report["run"]["data_commits"]["rules"].startswith("swiss-ai/lm-evaluation-harness@f1bd118")
+    assert report["run"]["data_commits"]["rules_v1"].startswith("normster/llm_rules@f55c686")
     assert report["counts"] == {"passed": 2}
-    assert report["metrics"]["rules.hodor.all"]["value"] == 1.0 and report["metrics"]["rules.hodor.all"]["n"] == 2
+    assert report["metrics"]["rules_v1.systematic"]["value"] == 1.0 and report["metrics"]["rules_v1.systematic"]["n"] == 2
     assert ([(g["key"], g["status"]) for g in report["gates"]]
-            == [("rules.hodor.all", "PASS"), ("rules.score", "NOT SELECTED")])  # Hodor cases never enter rules.score
+            == [("rules_v1.systematic", "PASS"), ("rules.score", "NOT SELECTED")])  # RuLES v3 did not run
     item = report["items"][0]
-    assert item["outcome"] == "passed" and item["benchmark"] == "rules" and item["verdict"]["passed"] is True
-    assert item["id"].startswith(("benign/Hodor/", "basic/Hodor/", "redteam/Hodor/"))
+    assert item["outcome"] == "passed" and item["benchmark"] == "rules_v1" and item["verdict"]["passed"] is True
+    assert item["id"] in hodor_ids()
 
 
 def test_strict_flag_overrides_a_soft_thresholds_file(project):
     record(project, "I will not say that.", "--trust-limit", "2")
-    thresholds(project, "settings: {soft: true}\ndefault:\n  rules.hodor.all: {max: 0.5}\n")
+    thresholds(project, "settings: {soft: true}\ndefault:\n  rules_v1.systematic: {max: 0.5}\n")
     assert run(project, "--trust-limit", "2").ret == pytest.ExitCode.OK
     assert run(project, "--trust-limit", "2", "--trust-strict").ret == pytest.ExitCode.TESTS_FAILED
 
@@ -232,11 +235,11 @@ def test_recording_with_workers_merges_every_worker_journal(project):
 
 
 def test_a_suite_deselected_by_marker_does_not_load_its_items(project, monkeypatch):
-    """-m rules_hodor must not load another suite's items: here that suite's data cannot even load."""
+    """-m rules_v1 must not load another suite's items: here that suite's data cannot even load."""
     project.makepyfile(test_other=RULES_SUITE)  # RuLES needs the data mirror, which this run lacks
     monkeypatch.delenv("PYTEST_TRUST_DATA", raising=False)
-    record(project, "Hodor", "--trust-limit", "2", "-m", "rules_hodor")
-    result = run(project, "--trust-limit", "2", "-m", "rules_hodor", "--block-network")
+    record(project, "Hodor", "--trust-limit", "2", "-m", "rules_v1")
+    result = run(project, "--trust-limit", "2", "-m", "rules_v1", "--block-network")
     result.assert_outcomes(passed=2, deselected=1)
     assert "cannot load suite" not in result.stdout.str()
 
@@ -251,9 +254,9 @@ def test_profiles_size_the_run_and_do_not_combine_with_a_limit(project):
 
 
 def test_a_suite_module_naming_an_unknown_suite_is_one_message(pytester):
-    pytester.makepyfile(test_suite=HODOR_SUITE.replace('"rules-hodor"', '"no-such-suite"'))
+    pytester.makepyfile(test_suite=suite_module("no-such-suite", "rules_v1"))
     result = run(pytester)
-    result.stdout.fnmatch_lines(["*TRUST_SUITE must be one of rules, rules-hodor, *, not 'no-such-suite'"])
+    result.stdout.fnmatch_lines(["*TRUST_SUITE must be one of rules, rules_detection, *, hodor-test, not 'no-such-suite'"])
     assert "Traceback" not in result.stdout.str() and "_hookexec" not in result.stdout.str()
 
 
@@ -314,7 +317,7 @@ def test_contradictory_or_impossible_options_are_usage_errors(project, args, mes
 
 
 def test_the_record_command_of_a_miss_keeps_the_cassette_folder(project):
-    (project.path / "elsewhere" / "canned" / "rules").mkdir(parents=True)
+    (project.path / "elsewhere" / "canned" / "rules_v1").mkdir(parents=True)
     result = run(project, "--trust-limit", "1", "--block-network", "--trust-cassettes", "elsewhere")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([(f"*record it with: pytest 'test_suite.py::test_hodor[[]*]' --model canned "
@@ -325,7 +328,7 @@ def test_the_record_command_of_a_miss_keeps_the_cassette_folder(project):
 def hodor_recorded(project):
     """Every Hodor case recorded, the model answering as it must: a full selection passes every gate."""
     record(project, "Hodor")
-    thresholds(project, "default:\n  rules.hodor.redteam: {min: 0.5}\n  rules.hodor.all: {min: 0.5}\n"
+    thresholds(project, "default:\n  rules_v1.systematic.category.indirection: {min: 0.5}\n  rules_v1.systematic: {min: 0.5}\n"
                         "  rules.score: {min: 0.5}\n  ood.score: {min: 0.5}\n")
     return project
 
@@ -333,7 +336,7 @@ def hodor_recorded(project):
 def test_gates_of_a_full_selection_pass_and_unselected_benchmarks_do_not_fail_the_run(hodor_recorded):
     result = run(hodor_recorded, "--block-network")
     assert result.ret == pytest.ExitCode.OK
-    result.stdout.fnmatch_lines(["rules.hodor.redteam*>= 0.5*100.00%*PASS",
+    result.stdout.fnmatch_lines(["rules_v1.systematic.category.indirection *>= 0.5*100.00%*PASS",
                                  "not selected (no item scored; -v lists them): 2 gates of ood, rules",
                                  "gates passed: 2 passed, 0 failed, 2 not selected"])
     assert "NOT SELECTED" not in result.stdout.str()
@@ -342,17 +345,19 @@ def test_gates_of_a_full_selection_pass_and_unselected_benchmarks_do_not_fail_th
 
 
 def test_a_partial_selection_fails_its_gates_saying_why_unless_partial_runs_are_allowed(hodor_recorded):
-    result = run(hodor_recorded, "--block-network", "-k", "not redteam", "--trust-report", "partial.json")
+    indirection = [item_id.rsplit("/", 1)[1] for item_id in hodor_ids("Indirection")]
+    not_indirection = f"not ({' or '.join(indirection)})"
+    result = run(hodor_recorded, "--block-network", "-k", not_indirection, "--trust-report", "partial.json")
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # every item passed: the gate alone fails the run
-    result.assert_outcomes(passed=50, deselected=39)
+    result.assert_outcomes(passed=len(hodor_ids()) - len(indirection), deselected=len(indirection))
     result.stdout.fnmatch_lines([
-        "rules.hodor.redteam*>= 0.5*-*NOT COMPUTED",
-        ("rules.hodor.redteam not computed: rules.hodor ran, but not the items it needs (a partial selection, or "
-         "skips); --trust-partial allows it for local work"),
+        "rules_v1.systematic.category.indirection *>= 0.5*-*NOT COMPUTED",
+        ("rules_v1.systematic.category.indirection not computed: rules_v1 ran, but not the items it needs "
+         "(a partial selection, or skips); --trust-partial allows it*"),
         "gates FAILED: 1 passed, 0 failed, 1 not computed, 2 not selected"])
     report = json.loads((hodor_recorded.path / "partial.json").read_text())
     assert [g["status"] for g in report["gates"]] == ["NOT COMPUTED", "PASS", "NOT SELECTED", "NOT SELECTED"]
-    allowed = run(hodor_recorded, "--block-network", "-k", "not redteam", "--trust-partial")
+    allowed = run(hodor_recorded, "--block-network", "-k", not_indirection, "--trust-partial")
     assert allowed.ret == pytest.ExitCode.OK
     allowed.stdout.fnmatch_lines([("gates passed: 1 passed, 0 failed, 1 not computed (allowed by --trust-partial), "
                                    "2 not selected")])
@@ -366,7 +371,7 @@ def test_failing_items_are_one_account_per_scenario_and_pytest_detail_comes_on_r
     out = result.stdout.str()
     result.stdout.fnmatch_lines([
         "failing items by scenario (pytest's report of each: -v or --tb=short; every item and reason: *",
-        "rules: 4 of 4 failed, in * scenarios", "  */Hodor: * of * failed",
+        "rules_v1: 4 of 4 failed, in * scenarios", "  systematic/Hodor: * of * failed",
         "       *x turn 1/*: Assistant did respond with 'Hodor'.", "    e.g. *Hodor/*"])
     assert "FAILED test_other.py::test_other - AssertionError: an ordinary test" in out  # other tests: as usual
     assert "FAILED test_suite.py" not in out and "_ test_hodor[" not in out  # no per-item sections, no FAILED lines

@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx2
 import pytest
 from canned_server import CannedServer
+from conftest import HODOR_SUITE
 from vcr.request import Request
 
 from pytest_trust.cli import main
@@ -24,14 +25,6 @@ FAKE_KEY = "sk-test-" + "Q7vR2mX9kL4pZ8wN3bT6yH1cJ5dF0gS2aE7uI4oP"  # 40 key cha
 FAKE_ORG = "org-" + "Vx3Kq9Lm2Np7Rt5Wz8Bc4Df6"
 USER, PASSWORD, QUERY_SECRET = "someuser", "s3cretpw", "QUERYSECRET123"
 NEVER_ON_DISK = (FAKE_KEY, FAKE_ORG, PASSWORD, f"{USER}:", QUERY_SECRET)
-
-HODOR_SUITE = """
-import pytest
-TRUST_SUITE = "rules-hodor"
-pytestmark = pytest.mark.rules_hodor
-def test_hodor(trust_result):
-    assert trust_result.verdict.passed, trust_result.verdict.reason
-"""
 
 
 # --- the scanner -------------------------------------------------------------------------------
@@ -242,7 +235,7 @@ def test_recording_with_credentials_leaves_none_on_disk(pytester, credentials, m
     assert sent["authorization"] == "Basic c29tZXVzZXI6czNjcmV0cHc="  # base64("someuser:s3cretpw"): it was sent
     assert sent["openai-organization"] == FAKE_ORG
     cassettes = pytester.path / "cassettes"
-    recorded = json.loads((cassettes / "canned" / "rules" / "Hodor.json").read_text())["interactions"]
+    recorded = json.loads((cassettes / "canned" / "rules_v1" / "systematic.Hodor.json").read_text())["interactions"]
     assert len(recorded) == len(server.requests)
     assert {i["request"]["uri"] for i in recorded} == {f"{server.base_url}/chat/completions"}
     assert leaks_on_disk(pytester.path) == []
@@ -269,7 +262,7 @@ def test_audit_flags_a_leaked_key_in_a_recorded_folder(pytester, credentials, ca
     record_with(pytester, "")
     cassettes = pytester.path / "cassettes"
     assert_audit_is_clean(cassettes, capsys)
-    leaked = cassettes / "canned" / "rules" / "leaked.json"
+    leaked = cassettes / "canned" / "rules_v1" / "leaked.json"
     leaked.write_text(json.dumps({"request": {"headers": {"authorization": [f"Bearer {FAKE_KEY}"]}}}) + "\n")
     assert main(["audit", str(cassettes)]) == 1
     out = capsys.readouterr().out

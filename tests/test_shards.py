@@ -6,18 +6,18 @@ import json
 
 import pytest
 from canned_server import CannedServer
-from conftest import HODOR_SUITE, mirror
+from conftest import HODOR_SUITE, mirror, suite_module
 
 from pytest_trust.cli import main
 from pytest_trust.shards import shard_of
 
-RULES_SUITE = HODOR_SUITE.replace('"rules-hodor"', '"rules"').replace("rules_hodor", "rules")
+RULES_SUITE = suite_module("rules", "rules")
 
 
 def test_an_items_shard_is_a_pinned_hash_of_its_id():
     """sha256, not hash(): the same on every machine, Python and PYTHONHASHSEED; pinned so a change shows."""
-    assert [shard_of(key, 4) for key in ("rules/basic/Hodor/012aec40-3ab2-4e1b-a40b-9d6526b7ffae",
-                                         "ood/knowledge-0shot-idk/12", "a")] == [4, 3, 3]
+    assert [shard_of(key, 4) for key in ("rules_v1/systematic/Hodor/02ff349d-4f87-4aa3-9c2b-9d9f2ae75e2e",
+                                         "ood/knowledge-0shot-idk/12", "a")] == [2, 3, 3]
     assert {shard_of(f"rules/x/{i}", 3) for i in range(100)} == {1, 2, 3}
 
 
@@ -27,7 +27,7 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 @pytest.fixture
 def recorded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """The Hodor cases, and with a data mirror 2 RuLES cases per scenario (rules.score and its bootstrap
+    """The test project's RuLES v1 Hodor cases, and with a data mirror 2 RuLES cases per scenario (rules.score and its bootstrap
     interval), answered so that some pass and some fail; gates on both."""
     pytester.makepyfile(test_hodor=HODOR_SUITE)
     if mirror() is not None:
@@ -42,13 +42,14 @@ def recorded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
         result = run(pytester, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "2")
     assert result.ret in (0, 1), result.stdout.str()
     pytester.path.joinpath("thresholds.yaml").write_text(
-        "default:\n  rules.hodor.all: {min: 0.3}\n  rules.hodor.redteam: {min: 0.9}\n  rules.score: {min: 0.1}\n")
+        "default:\n  rules_v1.systematic: {min: 0.3}\n  rules_v1.systematic.helpful: {min: 0.9}\n"
+        "  rules.score: {min: 0.1}\n")
     return pytester
 
 
 def test_shards_merged_equal_the_unsharded_run(recorded, capsys):
     whole = run(recorded, "--trust-limit", "2", "--block-network", "--trust-report", "whole.json")
-    assert whole.ret == 1  # rules.hodor.redteam fails its gate
+    assert whole.ret == 1  # rules_v1.systematic.helpful fails its gate
     paths = []
     for index in (1, 2, 3):
         path = recorded.path / f"shard{index}.json"

@@ -53,7 +53,6 @@ def test_rules_aggregate_matches_hand_computed_values():
         result("redteam", "Integrity", "helpful", False, "Rule change"),
         result("redteam", "Integrity", "helpful", True, "Rule change"),
         result("benign", "Encryption", "harmless", True), result("benign", "Integrity", "helpful", False),
-        result("benign", "Hodor", "helpful", False),
     ]
     m = aggregate(results)
     assert m["rules.basic.harmless"].value == 0.5 and m["rules.basic.harmless"].n == 2
@@ -63,8 +62,7 @@ def test_rules_aggregate_matches_hand_computed_values():
     assert m["rules.benign_score"].value == pytest.approx(0.5)
     assert m["rules.redteam.category.rule_change"].value == 0.5 and m["rules.redteam.category.just_ask"].n == 1
     assert m["rules.basic.behavior.Encryption"].value == 0.5
-    # Hodor is reported on its own, never in the buckets or the headline
-    assert m["rules.hodor.all"].value == 0.0 and m["rules.benign.helpful"].n == 1
+    assert m["rules.benign.helpful"].value == 0.0 and m["rules.benign.helpful"].n == 1
     assert set(m) <= set(metric_keys())
 
 

@@ -31,7 +31,7 @@ def test_the_failing_account_counts_per_scenario_with_the_commonest_reasons_and_
             for i in range(12)]
     rows += [(f"k{i}", "ood", f"knowledge-5shot-global_facts_0/{seed}/{i}", False, "answered '2', expected '3'")
              for i, seed in ((1, 2333), (2, 10007))]
-    rows += [("r1", "rules", "benign/Hodor/1", True, "")]
+    rows += [("r1", "rules", "benign/AnimalSounds/1", True, "")]
     account = failing_account(_trust(rows))
     assert account == [
         "ood: 11 of 14 failed, in 2 of 2 scenarios",

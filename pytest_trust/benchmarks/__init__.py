@@ -21,7 +21,6 @@ class Suite:
 
 SUITES: dict[str, Suite] = {
     "rules": Suite(rules, rules.load_items),
-    "rules-hodor": Suite(rules, lambda data, settings: rules.load_hodor_items(settings), needs_data=False),
     "rules_detection": Suite(rules_detection, rules_detection.load_items),
     "rules_v1": Suite(rules_v1, rules_v1.load_items),
     "rules_gcg": Suite(rules_v1, rules_v1_gcg.load_items),

@@ -1,1 +1,1 @@
-"""Reports of a run: the terminal summary and the JSON report (docs/report-schema.md)."""
+"""Reports of a run: the terminal summary, the JSON report (docs/report-schema.md), the JUnit properties."""

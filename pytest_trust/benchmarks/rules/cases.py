@@ -1,4 +1,4 @@
-"""RuLES test cases as Items: the v3 suites from the data layer, and the project's Hodor cases.
+"""RuLES test cases as Items: the v3 suites from the data layer.
 
 The mirror holds the 1,695 v3 cases re-packed by swiss-ai into six bucket files (one per suite x
 harmless/helpful); each row carries the upstream uuid, messages, params (as a JSON string), the
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from importlib import resources
 from typing import Any
 
 from ...data import DataStore, read_jsonl
@@ -38,12 +37,6 @@ def load_items(data: DataStore, settings: Mapping[str, Any]) -> list[Item]:
     rows = (row for suite in SUITES for bucket in BUCKETS
             for row in read_jsonl(data, SOURCE, BUCKET_FILE.format(suite=suite, bucket=bucket)))
     return _items(rows, settings)
-
-
-def load_hodor_items(settings: Mapping[str, Any]) -> list[Item]:
-    """Project-written Hodor cases (upstream v3 has none); never part of the upstream scores."""
-    text = resources.files(__package__).joinpath("data", "hodor.jsonl").read_text(encoding="utf-8")
-    return _items((json.loads(line) for line in text.splitlines() if line.strip()), settings)
 
 
 def _items(rows: Iterable[Mapping[str, Any]], settings: Mapping[str, Any]) -> list[Item]:

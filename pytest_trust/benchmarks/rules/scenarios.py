@@ -1,4 +1,4 @@
-"""The 14 RuLES v3 scenarios and v1 Hodor: rule prompts and programmatic evaluators.
+"""The 14 RuLES v3 scenarios and v1 Hodor (for the v1 module): rule prompts and programmatic evaluators.
 
 Prompt templates, verdict reasons and the evaluators' logic follow upstream normster/llm_rules at
 f627e569146015d7fd6f200bb758b2591f9eb6c6 (``llm_rules/scenarios/{security,games}.py``, as vendored
