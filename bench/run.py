@@ -28,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_replay import DEFAULT_SUITES, module_of  # this folder is the script's first sys.path entry
+from bench_replay import DEFAULT_SUITES  # this folder is the script's first sys.path entry
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = "smollm2-135m-instruct"
@@ -72,8 +72,8 @@ def main() -> int:
             ratios.append((Path(script[0]).stem, float("inf"), 0.0))
         if script[0] == "bench/bench_replay.py":  # a suite it stopped before is a failed ratio, not a missing one
             names = {name for name, _, _ in found}
-            ratios += [(f"replay_{module_of(suite)}", float("inf"), 1.1) for suite in DEFAULT_SUITES
-                       if f"replay_{module_of(suite)}" not in names]
+            ratios += [(f"replay_{suite}", float("inf"), 1.1) for suite in DEFAULT_SUITES
+                       if f"replay_{suite}" not in names]
         ratios += found
     ok = collected > 0 and seconds <= COLLECT_SECONDS and peak <= COLLECT_MB
     for name, measured, target in ratios:
