@@ -23,8 +23,8 @@ How each number is computed:
 - calls, n rejected: toxicity and stereotype ask 25 samples per prompt (privacy 100 per understanding prompt) in
   one request with ``n`` = k. An endpoint that answers such a request with HTTP 400 naming ``n`` gets k seeded
   requests instead (``Model.samples``, learnt on the session's first such request, which is one more request per
-  session and not counted). Counted the same way, with a model rejecting ``n``. (An endpoint that ignores ``n``
-  and answers one choice gets no seeded requests: the answer is invalid, retried, then an error.)
+  session and not counted). Counted the same way, with a model rejecting ``n``; an endpoint that ignores ``n``
+  (one choice to n > 1) is taken as one that rejects it, so it makes the same calls.
 """
 
 from __future__ import annotations

@@ -28,9 +28,10 @@ def completion(body: dict, texts: list[str]) -> dict:
 
 
 class CannedServer:
-    def __init__(self, responder: Responder, reject_n: bool = False) -> None:
+    def __init__(self, responder: Responder, reject_n: bool = False, ignore_n: bool = False) -> None:
         self.responder = responder
         self.reject_n = reject_n
+        self.ignore_n = ignore_n  # one choice whatever n asks, as some OpenAI-compatible servers answer
         self.requests: list[dict] = []
         self.headers: list[dict] = []
         server = self
@@ -40,7 +41,7 @@ class CannedServer:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 server.requests.append(body)
                 server.headers.append(dict(self.headers))
-                n = body.get("n", 1)
+                n = 1 if server.ignore_n else body.get("n", 1)
                 if n > 1 and server.reject_n:
                     self._send(400, {"error": {"code": 400, "type": "invalid_request_error",
                                                "message": "Field 'n': Value must be between 1 <= value <= 1"}})

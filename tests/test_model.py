@@ -45,6 +45,16 @@ def test_samples_fall_back_to_distinct_seeds_where_n_is_rejected(tmp_path):
     assert replayed == answers and replay_model.n_supported is False
 
 
+def test_samples_fall_back_to_distinct_seeds_where_n_is_ignored(tmp_path):
+    """One answer to n=3 is neither retried nor an error: the endpoint is taken to reject n."""
+    with CannedServer(seeded, ignore_n=True) as server:
+        answers, model = sample_once(tmp_path, RecordMode.NEW_EPISODES, server)
+    assert answers == ["sample seed=7 n=1", "sample seed=8 n=1", "sample seed=9 n=1"]
+    assert [r.get("n") for r in server.requests] == [3, None, None, None] and model.n_supported is False
+    replayed, _ = sample_once(tmp_path, RecordMode.NONE)
+    assert replayed == answers
+
+
 def test_endpoint_errors_are_model_errors_and_not_recorded(tmp_path):
     with CannedServer(seeded, reject_n=True) as server:
         recorder = Recorder(tmp_path, "m", RecordMode.NEW_EPISODES)

@@ -80,9 +80,15 @@ class TrustTransport(httpx2.BaseTransport):
             self.pace.pause(response.headers)  # every thread waits, not only this one
         if recorded_response is None:
             return response  # a failed status: the client retries or reports it; nothing is kept
-        problem = completion_problem(response.read(), body.get("n", 1))
+        n = body.get("n", 1)
+        problem = completion_problem(response.read(), n)
         if problem is not None:
             response.close()
+            if n > 1 and completion_problem(response.content, 1) is None:
+                # one plain answer to n > 1: an endpoint that ignores `n` (asking again gives the same), told
+                # as an endpoint that rejects it, so the model asks for seeded single answers instead
+                return httpx2.Response(400, json={"error": {"message": f"the endpoint ignores 'n': {problem}",
+                                                            "type": "invalid_request_error", "param": "n"}})
             return httpx2.Response(502, json={"error": {"message": problem, "type": "invalid_answer"}},
                                    headers={"x-should-retry": "true", INVALID_ANSWER_HEADER: "1"})
         tape.keep(digest, recorded_request, recorded_response)
