@@ -31,10 +31,11 @@ CPU seconds (user+sys, getrusage(RUSAGE_CHILDREN) deltas) and wall seconds; medi
 as ``RATIO replay_<suite> <measured> <target>``; exit status 1 if any is above --max-ratio (default 1.1). It
 compares instructions where perf can count them (--metric; else CPU seconds): on a 2-core machine shared with
 other work, CPU seconds of the same run vary by a factor of two and moved these ratios from 0.07 to 1.22, while
-instruction counts hardly move.
+instruction counts hardly move. Where perf cannot count (a VM), --metric callgrind counts them with valgrind's
+callgrind instead: the same totals every run (two runs of one script: 0.07% apart), about 40x slower.
 
   python bench/bench_replay.py [--benchmark S ...] [--rounds R | --quick] [--cassettes DIR --model M]
-                               [--metric instructions|cpu] [--profile DIR]
+                               [--metric instructions|callgrind|cpu] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ class Variant:
         self.suite, self.side, self.subset, self.cmd, self.cwd, self.env = suite, side, subset, cmd, cwd, env
         self.cpu: list[float] = []
         self.wall: list[float] = []
-        self.instructions: list[int] = []  # user-space instructions retired (perf stat), when perf can count
+        self.instructions: list[int] = []  # user-space instructions (perf stat or callgrind), when counted
         self.calls: int | None = None
         self.outcomes: dict[str, int] | None = None
 
@@ -181,11 +182,13 @@ class Variant:
     def label(self) -> str:
         return f"{self.side} {'subset' if self.subset else 'full'}"
 
-    def run(self, tmp: Path, keep: bool = True, perf: bool = False) -> None:
+    def run(self, tmp: Path, keep: bool = True, counter: str | None = None) -> None:
+        """One run; ``counter`` ("instructions": perf stat, "callgrind": valgrind) also counts its instructions."""
         count_file, out_file, perf_file = tmp / "count.txt", tmp / "stdout.txt", tmp / "perf.txt"
         count_file.unlink(missing_ok=True)
         env = {**self.env, "BENCH_COUNT_FILE": str(count_file)}
-        cmd = [*perf_prefix(perf_file), *self.cmd] if perf else self.cmd
+        prefix = {"instructions": perf_prefix(perf_file), "callgrind": CALLGRIND}.get(counter or "", [])
+        cmd = [*prefix, *self.cmd]
         with open(out_file, "w") as out:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
@@ -205,12 +208,27 @@ class Variant:
         if keep:
             self.cpu.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
             self.wall.append(wall)
-            if perf:
+            if counter == "instructions":
                 self.instructions.append(read_instructions(perf_file))
+            elif counter == "callgrind":
+                self.instructions.append(callgrind_count(stdout, where))
 
     @property
     def items(self) -> int:
         return sum(self.outcomes.values())
+
+
+# valgrind's callgrind counts every user-space instruction the same way each run, whatever else the machine does
+# (for machines where perf cannot count: VMs); about 40x slower than a plain run. No output file, only the total.
+CALLGRIND = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+COLLECTED = re.compile(r"^==\d+== Collected : (\d+)$", re.MULTILINE)
+
+
+def callgrind_count(output: str, where: str) -> int:
+    found = COLLECTED.findall(output)
+    if len(found) != 1:  # none: valgrind failed; several: the run started a child process, which this does not add
+        sys.exit(f"{where}: callgrind gave {len(found)} totals, not one:\n{output[-2000:]}")
+    return int(found[0])
 
 
 def perf_prefix(out: Path) -> list[str]:
@@ -313,7 +331,7 @@ def report(suite: str, variants: list[Variant], rounds: int, max_ratio: float, m
     print(f"{suite}: ratio ours/floor: per-item instructions {ratio_of(4):.2f}, per-item CPU {ratio_of(0):.2f} "
           f"(of minima {least_ratio:.2f}), per-item wall {ratio_of(1):.2f}, total CPU "
           f"{per_item['ours'][2] / per_item['floor'][2]:.2f}, total wall {per_item['ours'][3] / per_item['floor'][3]:.2f}")
-    ratio = ratio_of(4) if metric == "instructions" else ratio_of(0)
+    ratio = ratio_of(4) if metric in ("instructions", "callgrind") else ratio_of(0)
     print(f"{suite}: the RATIO compares per-item {metric}")
     print(f"RATIO replay_{suite} {ratio:.2f} {max_ratio}", flush=True)  # bench/run.py reads this line
     return ratio
@@ -329,13 +347,13 @@ def bench_suite(suite: str, args: argparse.Namespace, rounds: int, tmp: Path) ->
         cassettes, model, answers, limit = tmp / "cassettes", CANNED_MODEL, None, FULL_LIMITS.get(suite)
         record_cassettes(suite, cassettes, child_env(args.data))
     variants = build_variants(suite, tmp, cassettes, model, answers, args.data, limit)
-    perf = args.metric == "instructions"
+    counter = args.metric if args.metric in ("instructions", "callgrind") else None
     for v in variants:  # warm-up (bytecode, page cache) and the determinism baseline; not timed
         v.run(tmp, keep=False)
     for r in range(rounds):
         order = variants[r % len(variants):] + variants[: r % len(variants)]
         for v in order:
-            v.run(tmp, perf=perf)
+            v.run(tmp, counter=counter)
         print(f"{suite} round {r + 1}/{rounds}: " + ", ".join(f"{v.label} {v.cpu[-1]:.2f}s" for v in variants),
               flush=True)
     ours, floor = variants[0], variants[1]
@@ -367,9 +385,11 @@ def main() -> int:
     parser.add_argument("--model", help="model of --cassettes (folder DIR/<model>)")
     parser.add_argument("--data", default=os.environ.get("PYTEST_TRUST_DATA", DEFAULT_DATA))
     parser.add_argument("--max-ratio", type=float, default=1.1)
-    parser.add_argument("--metric", choices=["instructions", "cpu"],
+    parser.add_argument("--metric", choices=["instructions", "callgrind", "cpu"],
                         help="what the RATIO compares: user-space instructions retired (perf stat; the default where "
-                             "perf can count them: other load on the machine hardly moves it) or CPU seconds")
+                             "perf can count them: other load on the machine hardly moves it), the same counted by "
+                             "valgrind's callgrind (where perf cannot count; ~40x slower, one round is enough), "
+                             "or CPU seconds")
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="afterwards, run each side's full set once under cProfile: DIR/{ours,floor}_<suite>.prof")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
@@ -388,6 +408,8 @@ def main() -> int:
     elif args.metric == "instructions" and not perf_works():
         parser.error("--metric instructions needs `perf stat` counting instructions:u (install perf, or set "
                      "/proc/sys/kernel/perf_event_paranoid to 2 or less), or pass --metric cpu")
+    if args.metric == "callgrind" and shutil.which("valgrind") is None:
+        parser.error("--metric callgrind needs valgrind (apt-get install valgrind)")
     print(f"per-item cost compared: {args.metric}", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="bench-replay-"))
     ratios = {}
