@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Concurrent recording against an endpoint of fixed latency, measured against its ideal (not a test).
 
-    python bench/bench_recording.py [--latency 0.2] [--concurrency 32] [--sequential-items 50]
+    python bench/bench_recording.py [--latency 0.2] [--concurrency 32] [--sequential-items 50] [--rounds 3]
 
 The endpoint is tests/fault_server.py in a process of its own on 127.0.0.1, answering every request
 after ``--latency`` seconds. Two workloads, each recorded into a fresh folder by our plugin with
@@ -13,8 +13,10 @@ after ``--latency`` seconds. Two workloads, each recorded into a fresh folder by
 Recording time = the recording run's wall time minus the replay run's (the same start-up, collection
 and scoring, without the endpoint); ideal = calls x latency / C, or the longest conversation's turns
 x latency if that is longer. The sequential time is measured on the first ``--sequential-items``
-single-turn items at concurrency 1 and scaled to the whole workload. Prints, per workload,
-``RATIO recording_<name> <measured/ideal> <target 1.25>``; exits 1 if one is above its target.
+single-turn items at concurrency 1 and scaled to the whole workload. Each workload is recorded afresh
+``--rounds`` times, the workloads taking turns, and its ratio is the median of its rounds: a difference of
+two wall times moves with the machine's other load, which the median of rounds shrugs off. Prints, per
+workload, ``RATIO recording_<name> <median measured/ideal> <target 1.25>``; exits 1 if one is above it.
 Needs the data mirror (PYTEST_TRUST_DATA).
 """
 
@@ -23,6 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,6 +61,7 @@ def calls_and_longest(report: Path, workload: str) -> tuple[int, int, int]:
 
 def measure(name: str, url: str, latency: float, concurrency: int, tmp: Path) -> tuple[float, int, int]:
     cassettes = tmp / name
+    shutil.rmtree(cassettes, ignore_errors=True)  # each round records afresh
     recording = ["--record-mode=once", "--trust-base-url", url, "--trust-concurrency", str(concurrency)]
     recorded = pytest_run([*WORKLOADS[name], *recording], cassettes, tmp / f"{name}-record.json")
     replayed = pytest_run([*WORKLOADS[name], "--block-network"], cassettes, tmp / f"{name}-replay.json")
@@ -87,7 +92,10 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--sequential-items", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=3, help="recordings of each workload; the ratio is their median")
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error("--rounds must be 1 or more")
     if not os.environ.get("PYTEST_TRUST_DATA"):
         sys.exit("set PYTEST_TRUST_DATA to the data mirror")
     server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "fault_server.py"), "--latency", str(args.latency)],
@@ -96,11 +104,17 @@ def main() -> int:
         url = server.stdout.readline().strip()
         with tempfile.TemporaryDirectory(prefix="trust-bench-rec-") as tmp:
             per_call = sequential(url, args.sequential_items, Path(tmp))
-            ratios = {}
+            rounds: dict[str, list[float]] = {name: [] for name in WORKLOADS}
+            calls: dict[str, int] = {}
+            for _ in range(args.rounds):
+                for name in WORKLOADS:
+                    ratio, calls[name], _ = measure(name, url, args.latency, args.concurrency, Path(tmp))
+                    rounds[name].append(ratio)
             for name in WORKLOADS:
-                ratios[name], calls, _ = measure(name, url, args.latency, args.concurrency, Path(tmp))
-                print(f"{name}: sequential recording would take about {per_call * calls:.0f} s "
-                      f"({per_call * 1000:.0f} ms per call measured on {args.sequential_items} items)")
+                print(f"{name}: sequential recording would take about {per_call * calls[name]:.0f} s "
+                      f"({per_call * 1000:.0f} ms per call measured on {args.sequential_items} items); "
+                      f"ratios of the rounds {' '.join(f'{r:.2f}' for r in rounds[name])}")
+            ratios = {name: statistics.median(values) for name, values in rounds.items()}
     finally:
         server.terminate()
         server.wait()

@@ -23,19 +23,21 @@ is a few hundred items or more, a signal well above the noise of the suite's sta
 suite). --cassettes DIR --model M replays existing RuLES cassettes instead (every item; the committed ones of the
 local model); the floor then answers each request body with the recorded response body (a dict lookup).
 
-Measurement, per suite: R rounds (default 3; --quick: 1) after one untimed warm-up, round-robin over four runs:
-each side on the full set and on the --trust-limit 1 subset (one item per scenario; the floor selects the same
-subset). Each run's cost is counted three ways: user-space instructions retired (``perf stat -e instructions:u``),
-CPU seconds (user+sys, getrusage(RUSAGE_CHILDREN) deltas) and wall seconds; medians are reported. Per-item =
+Measurement, per suite: R rounds (default 3; --quick or --metric cachegrind: 1) after one untimed warm-up,
+round-robin over four runs: each side on the full set and on the --trust-limit 1 subset (one item per scenario;
+the floor selects the same subset). Each run's cost is counted three ways: user-space instructions retired
+(``perf stat -e instructions:u`` or valgrind's cachegrind), CPU seconds (user+sys of the run's own process, from
+wait4) and wall seconds; medians are reported. Per-item =
 (full - subset) / (item difference), i.e. start-up subtracted. The ratio is the per-item cost ours/floor, printed
 as ``RATIO replay_<suite> <measured> <target>``; exit status 1 if any is above --max-ratio (default 1.1). It
 compares instructions where perf can count them (--metric; else CPU seconds): on a 2-core machine shared with
 other work, CPU seconds of the same run vary by a factor of two and moved these ratios from 0.07 to 1.22, while
-instruction counts hardly move. Where perf cannot count (a VM), --metric callgrind counts them with valgrind's
-callgrind instead: the same totals every run (two runs of one script: 0.07% apart), about 40x slower.
+instruction counts hardly move. Where perf cannot count (a VM), --metric cachegrind counts them with valgrind's
+cachegrind instead: totals that repeat (two runs of one script: 0.07% apart) whatever else the machine does, so
+one round, two runs at a time, and smaller full sets (CACHEGRIND_LIMITS), as each run is about 12x slower.
 
   python bench/bench_replay.py [--benchmark S ...] [--rounds R | --quick] [--cassettes DIR --model M]
-                               [--metric instructions|callgrind|cpu] [--profile DIR]
+                               [--metric instructions|cachegrind|cpu] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -44,7 +46,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import statistics
 import subprocess
@@ -53,6 +54,7 @@ import tempfile
 import threading
 import time
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -81,6 +83,12 @@ FULL_LIMITS: dict[str, int | None] = {
     "toxicity": 10,  # 410 of 49,060 prompts in 41 scenarios, 25 samples each in the 8 non-study ones
     "stereotype": 10,  # 480 of 3,456 in 48 scenarios, 25 samples each
     "privacy": 6,  # 411 of 82,699 in 71 scenarios (3 unavailable)
+}
+# Under --metric cachegrind: counts repeat to a few parts in 10,000, so 100-150 items above the subset give a per-item
+# figure steadier than the CPU-second runs' several hundred; each item costs ~12x more (cachegrind's slowdown).
+CACHEGRIND_LIMITS: dict[str, int | None] = {
+    "rules": 6, "rules_v1": 4, "rules_detection": 4, "advglue": 25, "ood": 4, "adv_demonstration": 3,
+    "machine_ethics": 6, "fairness": 12, "toxicity": 4, "stereotype": 4, "privacy": 3,
 }
 # rules_gcg's items run only on the model its suffixes were found for (on the canned model every one skips), and
 # they are rules_v1 cases with a suffix, played by rules_v1's code: rules_v1 measures that path.
@@ -122,7 +130,7 @@ class _CannedServer(ThreadingHTTPServer):
         pass  # a client that closed its end (at the end of a run): nothing to say
 
 
-def record_cassettes(suite: str, root: Path, env: dict[str, str]) -> None:
+def record_cassettes(suite: str, root: Path, env: dict[str, str], limit: int | None) -> None:
     """Our plugin in record mode against a local canned-answer server in a thread of this process."""
     server = _CannedServer(("127.0.0.1", 0), _Canned)
     port = server.server_address[1]
@@ -130,7 +138,6 @@ def record_cassettes(suite: str, root: Path, env: dict[str, str]) -> None:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        limit = FULL_LIMITS.get(suite)
         cmd = [PYTEST, f"suites/test_{suite}.py", "-m", suite, "-p", "no:cacheprovider", "-q",
                "--tb=no", "--record-mode=new_episodes", f"--trust-base-url=http://127.0.0.1:{port}/v1",
                f"--trust-cassettes={root}", f"--model={CANNED_MODEL}",
@@ -174,7 +181,7 @@ class Variant:
         self.suite, self.side, self.subset, self.cmd, self.cwd, self.env = suite, side, subset, cmd, cwd, env
         self.cpu: list[float] = []
         self.wall: list[float] = []
-        self.instructions: list[int] = []  # user-space instructions (perf stat or callgrind), when counted
+        self.instructions: list[int] = []  # user-space instructions (perf stat or cachegrind), when counted
         self.calls: int | None = None
         self.outcomes: dict[str, int] | None = None
 
@@ -183,18 +190,20 @@ class Variant:
         return f"{self.side} {'subset' if self.subset else 'full'}"
 
     def run(self, tmp: Path, keep: bool = True, counter: str | None = None) -> None:
-        """One run; ``counter`` ("instructions": perf stat, "callgrind": valgrind) also counts its instructions."""
-        count_file, out_file, perf_file = tmp / "count.txt", tmp / "stdout.txt", tmp / "perf.txt"
+        """One run; ``counter`` ("instructions": perf stat, "cachegrind": valgrind) also counts its instructions.
+        Its files and CPU account are its own, so that runs counted by cachegrind can go side by side."""
+        stem = tmp / f"{self.suite}-{self.side}-{'subset' if self.subset else 'full'}"
+        count_file, out_file, perf_file = (stem.with_suffix(f".{kind}.txt") for kind in ("count", "stdout", "perf"))
         count_file.unlink(missing_ok=True)
         env = {**self.env, "BENCH_COUNT_FILE": str(count_file)}
-        prefix = {"instructions": perf_prefix(perf_file), "callgrind": CALLGRIND}.get(counter or "", [])
+        prefix = {"instructions": perf_prefix(perf_file), "cachegrind": CACHEGRIND}.get(counter or "", [])
         cmd = [*prefix, *self.cmd]
         with open(out_file, "w") as out:
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
-            proc = subprocess.run(cmd, cwd=self.cwd, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
+            proc = subprocess.Popen(cmd, cwd=self.cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+            _, status, usage = os.wait4(proc.pid, 0)  # this child's own CPU, whatever else runs beside it
             wall = time.perf_counter() - started
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            proc.returncode = os.waitstatus_to_exitcode(status)
         stdout = out_file.read_text(errors="replace")
         where = f"{self.suite}, {self.label}"
         if proc.returncode not in (0, 1) or not count_file.exists():
@@ -206,29 +215,30 @@ class Variant:
             sys.exit(f"{where}: not deterministic: {calls} calls {outcomes} vs {self.calls} {self.outcomes}")
         self.calls, self.outcomes = calls, outcomes
         if keep:
-            self.cpu.append((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+            self.cpu.append(usage.ru_utime + usage.ru_stime)
             self.wall.append(wall)
             if counter == "instructions":
                 self.instructions.append(read_instructions(perf_file))
-            elif counter == "callgrind":
-                self.instructions.append(callgrind_count(stdout, where))
+            elif counter == "cachegrind":
+                self.instructions.append(cachegrind_count(stdout, where))
 
     @property
     def items(self) -> int:
         return sum(self.outcomes.values())
 
 
-# valgrind's callgrind counts every user-space instruction the same way each run, whatever else the machine does
-# (for machines where perf cannot count: VMs); about 40x slower than a plain run. No output file, only the total.
-CALLGRIND = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
-COLLECTED = re.compile(r"^==\d+== Collected : (\d+)$", re.MULTILINE)
+# valgrind's cachegrind counts every user-space instruction the same way each run, whatever else the machine does
+# (for machines where perf cannot count: VMs). Without its cache and branch simulation it only counts, about 12x
+# slower than a plain run (callgrind, which also builds a call graph: 33x). No output file, only the total.
+CACHEGRIND = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--branch-sim=no", "--cachegrind-out-file=/dev/null"]
+INSTRUCTIONS_READ = re.compile(r"^==\d+== I\s+refs:\s+([\d,]+)$", re.MULTILINE)
 
 
-def callgrind_count(output: str, where: str) -> int:
-    found = COLLECTED.findall(output)
+def cachegrind_count(output: str, where: str) -> int:
+    found = INSTRUCTIONS_READ.findall(output)
     if len(found) != 1:  # none: valgrind failed; several: the run started a child process, which this does not add
-        sys.exit(f"{where}: callgrind gave {len(found)} totals, not one:\n{output[-2000:]}")
-    return int(found[0])
+        sys.exit(f"{where}: cachegrind gave {len(found)} totals, not one:\n{output[-2000:]}")
+    return int(found[0].replace(",", ""))
 
 
 def perf_prefix(out: Path) -> list[str]:
@@ -328,10 +338,11 @@ def report(suite: str, variants: list[Variant], rounds: int, max_ratio: float, m
     # minima: on a shared machine other load only adds time, so they show how far noise moves the medians
     least = {side: (min(by[(side, False)].cpu) - min(by[(side, True)].cpu)) for side in ("ours", "floor")}
     least_ratio = least["ours"] / least["floor"] if least["floor"] > 0 else float("inf")
-    print(f"{suite}: ratio ours/floor: per-item instructions {ratio_of(4):.2f}, per-item CPU {ratio_of(0):.2f} "
+    counted = f"{ratio_of(4):.2f}" if by[("ours", False)].instructions else "not counted"
+    print(f"{suite}: ratio ours/floor: per-item instructions {counted}, per-item CPU {ratio_of(0):.2f} "
           f"(of minima {least_ratio:.2f}), per-item wall {ratio_of(1):.2f}, total CPU "
           f"{per_item['ours'][2] / per_item['floor'][2]:.2f}, total wall {per_item['ours'][3] / per_item['floor'][3]:.2f}")
-    ratio = ratio_of(4) if metric in ("instructions", "callgrind") else ratio_of(0)
+    ratio = ratio_of(4) if metric in ("instructions", "cachegrind") else ratio_of(0)
     print(f"{suite}: the RATIO compares per-item {metric}")
     print(f"RATIO replay_{suite} {ratio:.2f} {max_ratio}", flush=True)  # bench/run.py reads this line
     return ratio
@@ -344,18 +355,20 @@ def bench_suite(suite: str, args: argparse.Namespace, rounds: int, tmp: Path) ->
         answers = tmp / f"answers-{suite}.json"
         floor_answers(cassettes, model, SUITES[suite].benchmark.NAME, answers)
     else:
-        cassettes, model, answers, limit = tmp / "cassettes", CANNED_MODEL, None, FULL_LIMITS.get(suite)
-        record_cassettes(suite, cassettes, child_env(args.data))
+        limits = CACHEGRIND_LIMITS if args.metric == "cachegrind" else FULL_LIMITS
+        cassettes, model, answers, limit = tmp / "cassettes", CANNED_MODEL, None, limits.get(suite)
+        record_cassettes(suite, cassettes, child_env(args.data), limit)
     variants = build_variants(suite, tmp, cassettes, model, answers, args.data, limit)
-    counter = args.metric if args.metric in ("instructions", "callgrind") else None
-    for v in variants:  # warm-up (bytecode, page cache) and the determinism baseline; not timed
-        v.run(tmp, keep=False)
-    for r in range(rounds):
-        order = variants[r % len(variants):] + variants[: r % len(variants)]
-        for v in order:
-            v.run(tmp, counter=counter)
-        print(f"{suite} round {r + 1}/{rounds}: " + ", ".join(f"{v.label} {v.cpu[-1]:.2f}s" for v in variants),
-              flush=True)
+    counter = args.metric if args.metric in ("instructions", "cachegrind") else None
+    # Counts by cachegrind do not depend on what runs beside them: two runs at once, one per core. Seconds do.
+    with ThreadPoolExecutor(max_workers=2 if args.metric == "cachegrind" else 1) as pool:
+        # warm-up (bytecode, page cache) and the determinism baseline; not timed
+        list(pool.map(lambda v: v.run(tmp, keep=False), variants))
+        for r in range(rounds):
+            order = variants[r % len(variants):] + variants[: r % len(variants)]
+            list(pool.map(lambda v: v.run(tmp, counter=counter), order))
+            print(f"{suite} round {r + 1}/{rounds}: " + ", ".join(f"{v.label} {v.cpu[-1]:.2f}s" for v in variants),
+                  flush=True)
     ours, floor = variants[0], variants[1]
     print(f"{suite}: model calls: ours {ours.calls}, floor {floor.calls}; outcomes: ours {ours.outcomes}, "
           f"floor {floor.outcomes}")
@@ -379,16 +392,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--benchmark", action="append", choices=list(SUITES), metavar="SUITE",
                         help=f"a suite to measure (repeatable; default: {', '.join(DEFAULT_SUITES)})")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, help="rounds of the four runs (default 3; 1 with --metric cachegrind)")
     parser.add_argument("--quick", action="store_true", help="one round (CI)")
     parser.add_argument("--cassettes", type=Path, help="replay existing RuLES cassettes under DIR (with --model)")
     parser.add_argument("--model", help="model of --cassettes (folder DIR/<model>)")
     parser.add_argument("--data", default=os.environ.get("PYTEST_TRUST_DATA", DEFAULT_DATA))
     parser.add_argument("--max-ratio", type=float, default=1.1)
-    parser.add_argument("--metric", choices=["instructions", "callgrind", "cpu"],
+    parser.add_argument("--metric", choices=["instructions", "cachegrind", "cpu"],
                         help="what the RATIO compares: user-space instructions retired (perf stat; the default where "
                              "perf can count them: other load on the machine hardly moves it), the same counted by "
-                             "valgrind's callgrind (where perf cannot count; ~40x slower, one round is enough), "
+                             "valgrind's cachegrind (where perf cannot count; ~12x slower, one round is enough), "
                              "or CPU seconds")
     parser.add_argument("--profile", type=Path, metavar="DIR",
                         help="afterwards, run each side's full set once under cProfile: DIR/{ours,floor}_<suite>.prof")
@@ -400,16 +413,16 @@ def main() -> int:
     if args.cassettes and set(suites) - {"rules"}:
         parser.error("--cassettes replays every item of the RuLES suite: pass --benchmark rules, "
                      "or leave --cassettes out to record canned cassettes for the others")
-    if args.rounds < 1:
-        parser.error("--rounds must be 1 or more")
-    rounds = 1 if args.quick else args.rounds
     if args.metric is None:
         args.metric = "instructions" if perf_works() else "cpu"
     elif args.metric == "instructions" and not perf_works():
         parser.error("--metric instructions needs `perf stat` counting instructions:u (install perf, or set "
                      "/proc/sys/kernel/perf_event_paranoid to 2 or less), or pass --metric cpu")
-    if args.metric == "callgrind" and shutil.which("valgrind") is None:
-        parser.error("--metric callgrind needs valgrind (apt-get install valgrind)")
+    if args.metric == "cachegrind" and shutil.which("valgrind") is None:
+        parser.error("--metric cachegrind needs valgrind (apt-get install valgrind)")
+    if args.rounds is not None and args.rounds < 1:
+        parser.error("--rounds must be 1 or more")
+    rounds = 1 if args.quick else args.rounds or (1 if args.metric == "cachegrind" else 3)
     print(f"per-item cost compared: {args.metric}", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="bench-replay-"))
     ratios = {}

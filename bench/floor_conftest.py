@@ -4,6 +4,9 @@ The same items (``SUITES[$BENCH_SUITE].load`` with the default settings, cut by 
 --trust-limit), ids and benchmark ``run`` as suites/test_<suite>.py, but the model is a plain OpenAI client
 over an in-process httpx2.MockTransport with canned answers: no vcrpy, no cassette files, no pytest-trust
 replay layer. Toxicity scores with ``scorers.current()``, the offline scorer our side's session uses too.
+At the end it hands the results to the benchmark's ``aggregate``, as our side's session does: that is
+benchmark code both sides run, and its bootstraps cost per scenario, which (full - subset) would otherwise
+put on our side's per-item cost alone (one item per scenario takes the bootstrap's one-kind shortcut).
 As our plugin does (pytest_trust/report/terminal.py), the items' verdict failures are left out of pytest's
 FAILURES section and short test summary, and put back for the counts line.
 """
@@ -33,6 +36,9 @@ ANSWERS = ({k: v.encode("utf-8") for k, v in json.loads(Path(_answers_file).read
            if _answers_file else None)
 HEADERS = [("content-type", "application/json")]  # what a replayed cassette response carries
 N_FIELD = re.compile(rb'"n": ?(\d+)')  # inside a JSON string a quote before the colon would be escaped
+
+
+RESULTS = []  # the Result of every item that reached a verdict
 
 
 def _answer(request: httpx2.Request) -> httpx2.Response:
@@ -110,7 +116,14 @@ def floor_result(item, floor_model):
         result = SUITE.benchmark.run(item, floor_model)
     except Unavailable as err:
         pytest.skip(str(err))
+    RESULTS.append(result)
     yield result
+
+
+def pytest_sessionfinish(session):
+    """The benchmark's metrics over every verdict, in item-id order, as our side's session computes them."""
+    if RESULTS:
+        SUITE.benchmark.aggregate(sorted(RESULTS, key=lambda r: r.item_id))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
