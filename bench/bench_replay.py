@@ -87,7 +87,7 @@ FULL_LIMITS: dict[str, int | None] = {
 # Under --metric cachegrind: counts repeat to a few parts in 10,000, so 100-150 items above the subset give a per-item
 # figure steadier than the CPU-second runs' several hundred; each item costs ~12x more (cachegrind's slowdown).
 CACHEGRIND_LIMITS: dict[str, int | None] = {
-    "rules": 6, "rules_v1": 4, "rules_detection": 4, "advglue": 25, "ood": 4, "adv_demonstration": 3,
+    "rules": 6, "rules_v1": 4, "rules_detection": 4, "advglue": 25, "ood": 4, "adv_demonstration": 5,
     "machine_ethics": 6, "fairness": 12, "toxicity": 4, "stereotype": 4, "privacy": 3,
 }
 # rules_gcg's items run only on the model its suffixes were found for (on the canned model every one skips), and
@@ -268,7 +268,9 @@ def perf_works() -> bool:
 def child_env(data: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OPENAI_", "PYTEST_", "PYTHON")) and k not in ("COV_CORE_SOURCE", "PERSPECTIVE_API_KEY")}
-    env.update(PYTEST_TRUST_DATA=data, PYTHONPATH=str(BENCH))  # PYTHONPATH: bench_count, both sides
+    # PYTHONPATH: bench_count, both sides; one hash seed for every run, so that set and dict orders (and with them
+    # the instruction counts) repeat from run to run
+    env.update(PYTEST_TRUST_DATA=data, PYTHONPATH=str(BENCH), PYTHONHASHSEED="0")
     return env
 
 
