@@ -7,7 +7,8 @@ Per suite S (every one of pytest_trust.benchmarks.SUITES but rules_gcg by defaul
   floor: the same items, ids, benchmark ``run`` and openai calls in a generated suite (floor_conftest.py,
          floor_module.py) whose model is a plain OpenAI client over an in-process httpx2.MockTransport with
          canned answers, run with -p no:trust (no vcrpy, no disk, no replay layer). Toxicity scores with the
-         same offline scorer on both sides ($PERSPECTIVE_API_KEY is removed from the children's environment).
+         same offline scorer on both sides ($PERSPECTIVE_API_KEY is removed from the children's environment),
+         and the benchmark's ``aggregate`` runs over the verdicts at the end, as in our side's session.
 
 Both sides load the same other plugins: pytest-recording (needed for --block-network on our side, so the floor
 loads it too and gets --block-network as well), xdist (unused), our pyproject's addopts (pytester in, anyio out),
@@ -27,12 +28,11 @@ Measurement, per suite: R rounds (default 3; --quick or --metric cachegrind: 1) 
 round-robin over four runs: each side on the full set and on the --trust-limit 1 subset (one item per scenario;
 the floor selects the same subset). Each run's cost is counted three ways: user-space instructions retired
 (``perf stat -e instructions:u`` or valgrind's cachegrind), CPU seconds (user+sys of the run's own process, from
-wait4) and wall seconds; medians are reported. Per-item =
-(full - subset) / (item difference), i.e. start-up subtracted. The ratio is the per-item cost ours/floor, printed
-as ``RATIO replay_<suite> <measured> <target>``; exit status 1 if any is above --max-ratio (default 1.1). It
-compares instructions where perf can count them (--metric; else CPU seconds): on a 2-core machine shared with
-other work, CPU seconds of the same run vary by a factor of two and moved these ratios from 0.07 to 1.22, while
-instruction counts hardly move. Where perf cannot count (a VM), --metric cachegrind counts them with valgrind's
+wait4) and wall seconds; medians are reported. Per-item = (full - subset) / (item difference), i.e. start-up
+subtracted. The ratio is the per-item cost ours/floor, printed as ``RATIO replay_<suite> <measured> <target>``;
+exit status 1 if any is above --max-ratio (default 1.1). It compares instructions where perf can count them
+(--metric; else CPU seconds): on a 2-core machine shared with other work, CPU seconds of the same run vary by a
+factor of two and moved these ratios from 0.07 to 1.22, while instruction counts hardly move. Where perf cannot count (a VM), --metric cachegrind counts them with valgrind's
 cachegrind instead: totals that repeat (two runs of one script: 0.07% apart) whatever else the machine does, so
 one round, two runs at a time, and smaller full sets (CACHEGRIND_LIMITS), as each run is about 12x slower.
 
