@@ -32,9 +32,10 @@ wait4) and wall seconds; medians are reported. Per-item = (full - subset) / (ite
 subtracted. The ratio is the per-item cost ours/floor, printed as ``RATIO replay_<suite> <measured> <target>``;
 exit status 1 if any is above --max-ratio (default 1.1). It compares instructions where perf can count them
 (--metric; else CPU seconds): on a 2-core machine shared with other work, CPU seconds of the same run vary by a
-factor of two and moved these ratios from 0.07 to 1.22, while instruction counts hardly move. Where perf cannot count (a VM), --metric cachegrind counts them with valgrind's
-cachegrind instead: totals that repeat (two runs of one script: 0.07% apart) whatever else the machine does, so
-one round, two runs at a time, and smaller full sets (CACHEGRIND_LIMITS), as each run is about 12x slower.
+factor of two and moved these ratios from 0.07 to 1.22, while instruction counts hardly move. Where perf cannot
+count (a VM), --metric cachegrind counts them with valgrind's cachegrind instead: totals that repeat (two runs of
+one script: 0.07% apart) whatever else the machine does, so one round, two runs at a time, and smaller full sets
+(CACHEGRIND_LIMITS), as each run is about 12x slower.
 
   python bench/bench_replay.py [--benchmark S ...] [--rounds R | --quick] [--cassettes DIR --model M]
                                [--metric instructions|cachegrind|cpu] [--profile DIR]
