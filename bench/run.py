@@ -15,7 +15,7 @@ item set of every suite:
                                      alternating rounds (bench_xdist.py, which also prints CPU and instructions)
   COLLECT <seconds> <peak MB>        `pytest suites/ --collect-only` of every item, item cache warm (targets 30 s, 2,048 MB)
 
-The scripts' own output goes to stderr as they run (the whole takes 30-40 minutes on 2 cores); the lines above
+The scripts' own output goes to stderr as they run (the whole took 43 minutes on 2 cores); the lines above
 go to stdout at the end. Exit status 0 only when every ratio is within its target (a gain at or above it; the
 others at or below). Needs the data mirror (PYTEST_TRUST_DATA), the local model (scripts/local_model.py install)
 and, where perf cannot count instructions (most VMs), valgrind.
