@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -205,8 +206,8 @@ def _import(args: argparse.Namespace) -> int:
         print(line)
     total = sum(s.imported for s in report.scenarios.values())
     print(f"{total} items imported into {model_dir(args.cassettes, report.model)} ({len(report.files)} files); "
-          f"replay with: pytest suites/ --model {report.model}"
-          + (f" --trust-cassettes {args.cassettes}" if str(args.cassettes) != "cassettes" else ""))
+          f"replay with: pytest suites/ --model {shlex.quote(report.model)}"
+          + (f" --trust-cassettes {shlex.quote(str(args.cassettes))}" if str(args.cassettes) != "cassettes" else ""))
     return 0
 
 

@@ -66,7 +66,7 @@ def play_ahead(trust, items: Sequence[tuple[str, Item, str]], workers: int,
             played[nodeid] = Played(error=NOT_PLAYED)
         else:
             played[nodeid] = outcome = play(trust, item, hint)
-            if outcome.endpoint_down:
+            if outcome.stops_run:
                 down.set()
         progress.tick()
 

@@ -9,7 +9,8 @@
     ├── CassetteError           the recording layer could not serve or keep a recording
     │   ├── CassetteMiss        replay found no recorded answer for a request (test ERROR)
     │   └── CorruptCassette     a cassette or journal file cannot be read
-    │   └── NotRecorded         the source of an imported run never recorded this item (test SKIP)
+    │   ├── NotRecorded         the source of an imported run never recorded this item (test SKIP)
+    │   └── NotSaved            a new recording cannot be written (disk full, read-only folder): the run stops
     ├── Unavailable             an item that cannot run here, e.g. its upstream inputs are absent (SKIP)
     ├── ModelError              the model endpoint failed after retries (test ERROR, never recorded)
     │   └── EndpointDown        several items in a row failed so: the run stops with one message
@@ -58,6 +59,10 @@ class CorruptCassette(CassetteError):
 
 class NotRecorded(CassetteError):
     pass
+
+
+class NotSaved(CassetteError):
+    """A new recording could not be written: every later answer would be paid for and lost too."""
 
 
 class Unavailable(TrustError):

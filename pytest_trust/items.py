@@ -49,7 +49,9 @@ class Answer(str):
         """How this answer differs from a plain one, as the report counts it (None if it does not)."""
         if self.finish_reason not in ("stop", None):
             return self.finish_reason
-        return "no content" if self.withheld else None
+        if self.withheld:
+            return "no content"
+        return None if self else "empty"  # scored as the benchmark scores "" (docs/decisions.md), and counted
 
 
 @dataclass(frozen=True)

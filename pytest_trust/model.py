@@ -157,10 +157,13 @@ class Model:
             completion = self.client.post("/chat/completions", cast_to=ChatCompletion,
                                           options={"security": {"bearer_auth": True}},
                                           **({"body": body} if content is None else {"content": content}))
+            answers = [Answer(choice.message.content, choice.finish_reason) for choice in completion.choices]
         except openai.APIError as err:
             self._failed(_failure(err), retried=_retryable(err), endpoint_wide=_endpoint_wide(err))
+        except (ValueError, TypeError, AttributeError):  # a live answer is checked before it is kept
+            # (recording/answers.py), so this one was replayed: its cassette was damaged or written by hand
+            raise self.transport.unreadable_answer("is not a chat completion") from None
         self.failures_in_a_row = 0
-        answers = [Answer(choice.message.content, choice.finish_reason) for choice in completion.choices]
         self.irregular.update(a.irregular for a in answers if a.irregular)
         return answers
 

@@ -15,6 +15,7 @@ from .errors import (
     InvalidItem,
     ModelError,
     NotRecorded,
+    NotSaved,
     TrustError,
     Unavailable,
 )
@@ -22,19 +23,20 @@ from .items import Item, Result
 from .recording.batch import Pending
 
 ERROR_KINDS = {CassetteMiss: "miss", ModelError: "model error", EndpointDown: "model error",
-               InvalidItem: "invalid item", CorruptCassette: "corrupt cassette"}
+               InvalidItem: "invalid item", CorruptCassette: "corrupt cassette", NotSaved: "not saved"}
 
 
 class Played(NamedTuple):
     """One of: a result (with the counts of answers that were not plain text), a skip reason, an error
     (its kind and one-line message), or a crash (an exception of ours, re-raised in the item). A named
-    tuple: one is made per item, and a frozen dataclass costs several times as much to make."""
+    tuple: one is made per item, and a frozen dataclass costs several times as much to make.
+    ``stops_run``: no later item can do better (the endpoint is down, recordings cannot be written)."""
 
     result: Result | None = None
     irregular: Mapping[str, int] = MappingProxyType({})
     skipped: str | None = None
     error: tuple[str, str] | None = None
-    endpoint_down: bool = False
+    stops_run: bool = False
     crash: BaseException | None = None
 
 
@@ -43,19 +45,34 @@ def play(trust, item: Item, hint: str | Callable[[], str]) -> Played:
     to record the item (or makes that text), for the message of a miss."""
     recorder = trust.recorder
     model = None
-    irregular: dict[str, int] = {}
     try:
         recorder.begin(item.benchmark, item.scenario, item.id, hint=hint)
         model = trust.connect()
-        result = BENCHMARKS[item.benchmark].run(item, model)
+        played = Played(result=BENCHMARKS[item.benchmark].run(item, model))
     except (NotRecorded, Unavailable, Pending) as err:
-        return Played(skipped=str(err))
+        played = Played(skipped=str(err))
     except TrustError as err:
-        return Played(error=(ERROR_KINDS.get(type(err), "error"), str(err)), endpoint_down=isinstance(err, EndpointDown))
+        played = Played(error=_error(err), stops_run=isinstance(err, EndpointDown))
     except Exception as err:  # noqa: BLE001 - a bug of ours: the item re-raises it with its traceback
-        return Played(crash=err)
-    finally:
+        played = Played(crash=err)
+    finally:  # also on KeyboardInterrupt: what the item recorded so far is journaled
+        not_saved = _end(recorder)
+    if model is not None:  # this item's counts, taken whatever came of it, so the next item starts from none
+        irregular = model.take_irregular()
+        if played.result is not None and irregular:
+            played = played._replace(irregular=irregular)
+    if not_saved is not None:  # its answers are lost with the journal line: the item has no result
+        return Played(error=_error(not_saved), stops_run=True)
+    return played
+
+
+def _end(recorder) -> NotSaved | None:
+    try:
         recorder.end()
-        if model is not None:  # this item's counts, taken whatever came of it, so the next item starts from none
-            irregular = model.take_irregular()
-    return Played(result=result, irregular=irregular)
+    except NotSaved as err:
+        return err
+    return None
+
+
+def _error(err: TrustError) -> tuple[str, str]:
+    return ERROR_KINDS.get(type(err), "error"), str(err)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import shlex
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -287,7 +288,7 @@ def trust_result(trust_item: Item, trust_session: TrustSession) -> Iterator[Any]
     if played.error is not None:
         kind, message = played.error
         properties.append((ERROR_PROPERTY, {"kind": kind, "benchmark": trust_item.benchmark, "message": message}))
-        if played.endpoint_down:
+        if played.stops_run:
             node.session.shouldstop = f"pytest-trust: {message}"
         pytest.fail(f"{kind}: {message}", pytrace=False)
     payload = {"benchmark": trust_item.benchmark, **played.result.to_dict()}
@@ -322,10 +323,10 @@ def _trust_item(item: pytest.Item) -> Item | None:
 
 
 def _record_hint(nodeid: str, trust: TrustSession) -> str:
-    cassettes = f" --trust-cassettes {trust.config.cassettes}" if trust.config.cassettes_given else ""
+    cassettes = f" --trust-cassettes {shlex.quote(str(trust.config.cassettes))}" if trust.config.cassettes_given else ""
     cassettes += trust.system_prompt_flag()
-    return (f"pytest '{nodeid}' --model {trust.config.model}{cassettes} --record-mode=new_episodes "
-            "--trust-base-url URL")
+    return (f"pytest {shlex.quote(nodeid)} --model {shlex.quote(trust.config.model or '')}{cassettes} "
+            "--record-mode=new_episodes --trust-base-url URL")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -347,13 +348,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                                      f"({err}); the next run queues the requests again")
             submitted = False
     trust.conclude()
-    trust.update_baseline()
-    if trust.config.report is not None:
-        json_report.write(trust.config.report, trust)
-    _write_reports(session.config, trust)
+    try:
+        trust.update_baseline()
+        if trust.config.report is not None:
+            json_report.write(trust.config.report, trust)
+        _write_reports(session.config, trust)
+    except OSError as err:  # a full disk, a read-only folder: the summary still prints, the run fails
+        trust.unwritten.append(f"{err.filename or 'a report'} cannot be written ({err.strerror or err}): free space "
+                               "on that disk or make its folder writable, then run again")
     gate_cases(session.config, trust)
     session.exitstatus = _exit_status(trust, int(session.exitstatus))
-    if not submitted and session.exitstatus == pytest.ExitCode.OK:
+    if (not submitted or trust.unwritten) and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
@@ -372,10 +377,7 @@ def _write_reports(config: pytest.Config, trust: TrustSession) -> None:
                  "trust_markdown": markdown.render}
     for name, value in wanted:
         path = Path(config.invocation_params.dir) / value  # an absolute value stays as it is
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(renderers[name](report), encoding="utf-8")
-        os.replace(tmp, path)
+        json_report.write_atomically(path, renderers[name](report))
 
 
 @pytest.hookimpl(wrapper=True)

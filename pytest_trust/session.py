@@ -71,6 +71,7 @@ class TrustSession:
         self.gate_results: list[GateResult] = []
         self.merged_items = 0
         self.merge_problems: list[str] = []  # files a merge could not handle, each with its repair
+        self.unwritten: list[str] = []  # reports that could not be written, each with its repair
         self.unrecorded_lines: list[str] = []  # benchmarks skipped for want of any recording
         self.unrecorded_deselected = 0  # items --trust-recorded-only deselected
         self.baseline_report: dict[str, Any] | None = None  # --trust-baseline's report, on the controller
@@ -157,9 +158,10 @@ class TrustSession:
         hint = import_hint(model, benchmarks, cassettes) if prompt is None else None  # imports have no prompt
         if hint:
             return f"{text}: {hint}"
-        flag = f" --trust-cassettes {cassettes}" if cassettes is not None else ""
+        flag = f" --trust-cassettes {shlex.quote(str(cassettes))}" if cassettes is not None else ""
         flag += self.system_prompt_flag()
-        return text + f": record them with `pytest --model {model}{flag} --record-mode=new_episodes --trust-base-url URL`"
+        return text + (f": record them with `pytest --model {shlex.quote(model)}{flag} --record-mode=new_episodes "
+                       "--trust-base-url URL`")
 
     def system_prompt_flag(self) -> str:
         """What a printed command needs to reach this prompt's recordings: the option when the prompt came from

@@ -8,8 +8,13 @@ cases (tests/data/hodor_v1.jsonl, the suite module tests/conftest.py's HODOR_SUI
 tests/fault_server.py on 127.0.0.1, with a fake API key, a fake organisation and a base URL carrying a
 user, a password and an ``api-key`` query parameter. Transient faults hit the first attempt of every call;
 lasting ones every attempt; irregular answers are well-formed completions the benchmark must score as
-what they are. Two rows act on files: a recording run killed with SIGKILL, then replayed; a corrupt
-cassette, replayed, then repaired with rewrite.
+what they are; unstorable ones (a lone surrogate, bytes that are not UTF-8, 3 MB of text) are status-200
+answers that cannot be stored and sent back faithfully. Rows that act on files: a recording run killed
+with SIGKILL, then replayed; a corrupt cassette of three kinds (a cut file, an answer that is not JSON, a
+recorded HTTP 500), replayed, then repaired with rewrite; a dead run's journal holding an older answer
+beside a corrupt cassette, then a rewrite (the fresh answer must win, whatever the journals' names); a
+cassette folder that fills up while recording (a small tmpfs, then enlarged and replayed) and one that is
+read-only (a read-only tmpfs). The two mounts need root; without it those rows say "not tried".
 
 Columns, counted from each run's JSON report, its output and the files it left:
   items      benchmark items in the run
@@ -17,11 +22,12 @@ Columns, counted from each run's JSON report, its output and the files it left:
   recovered  items scored (retried to a good answer, or an irregular answer scored as such)
   clear      errored items whose message names the endpoint URL and the cause (or the file)
   unclear    errored items whose message does not
+  uncounted  irregular answers (empty, cut, withheld) scored but not counted in the report
   lost       items scored but without a recording on disk afterwards
-  poisoned   recorded interactions that are not well-formed completions
+  poisoned   recorded interactions that are not well-formed completions, or an older answer that won
   secrets    places the fake key, organisation, user, password or query secret appear on disk
   crashes    runs that ended in an internal error, a traceback, or an unexpected exit status
-Exit status 1 when any of unclear, lost, poisoned, secrets or crashes is non-zero.
+Exit status 1 when any of unclear, uncounted, lost, poisoned, secrets or crashes is non-zero.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -52,9 +60,11 @@ FAKE_ORG = "org-" + "Dr1llOrgan1sat10n" * 2
 USER, PASSWORD, QUERY_SECRET = "drilluser", "drillpassw0rd", "drillquerys3cret"
 SECRETS = (FAKE_KEY, FAKE_ORG, f"{USER}:", PASSWORD, QUERY_SECRET)
 MODEL = "drill"
+UNSTORABLE = ["lone-surrogate", "invalid-utf8", "oversized"]
 TRANSIENT = ["429", "429-retry-after", "500", "502", "503", "hang", "close",
-             "malformed", "truncated", "html", "error-body", "empty-choices"]
-LASTING = ["503", "html", "empty-choices"]
+             "malformed", "truncated", "html", "error-body", "empty-choices", *UNSTORABLE]
+LASTING = ["503", "html", "empty-choices", *UNSTORABLE]
+CORRUPTIONS = ["cut file", "answer not JSON", "recorded HTTP 500"]
 IRREGULAR = ["length", "content_filter", "tool_calls", "null-content", "empty-content"]
 
 
@@ -66,6 +76,7 @@ class Row:
     recovered: int = 0
     clear: int = 0
     unclear: int = 0
+    uncounted: int = 0
     lost: int = 0
     poisoned: int = 0
     secrets: int = 0
@@ -82,6 +93,7 @@ class Project:
         self.output = ""
 
     def pytest(self, *args: str, url: str | None = None) -> subprocess.CompletedProcess:
+        (self.path / "report.json").unlink(missing_ok=True)  # each run must write its own
         return subprocess.run(self.command(*args, url=url), cwd=self.path, env=self.env(),
                               capture_output=True, text=True, timeout=600, check=False)
 
@@ -106,8 +118,9 @@ def credentialed(url: str) -> str:
 def count(row: Row, project: Project, done: subprocess.CompletedProcess, expected_codes=(0, 1),
           clear_words: tuple[str, ...] = ("/chat/completions failed after",)) -> Row:
     output = done.stdout + done.stderr
-    if done.returncode not in expected_codes or "INTERNALERROR" in output or "Traceback" in output:
-        row.crashes += 1
+    if (done.returncode not in expected_codes or "INTERNALERROR" in output or "Traceback" in output
+            or "items: " not in output or not (project.path / "report.json").exists()):
+        row.crashes += 1  # a run must end in its summary and its report, whatever happened
     recorded = recorded_items(project)
     for item in project.report()["items"]:
         if "error" in item:
@@ -185,6 +198,8 @@ def irregular(base: Path, kind: str, n: int) -> Row:
         done = project.pytest("--record-mode=once", "--trust-limit", str(n), url=credentialed(server.base_url))
     row = count(Row(f"answer {kind}"), project, done)
     row.items = row.affected = len(project.report()["items"])
+    counted = sum(n for kinds in project.report().get("irregular_answers", {}).values() for n in kinds.values())
+    row.uncounted = max(0, row.recovered - counted)  # every answer is irregular: at least one per scored item
     return row
 
 
@@ -198,10 +213,9 @@ def dead_endpoint(base: Path, n: int) -> Row:
     return row
 
 
-def killed_run(base: Path, n: int) -> Row:
-    """SIGKILL a recording run once some items are journaled; replay must find every journaled item."""
-    project = Project(base, "killed")
-    with FaultServer(lambda body: "Hodor", latency=0.2) as server:
+def record_then_kill(project: Project, answer: str, n: int) -> tuple[Path, list[dict]]:
+    """Start a recording run, SIGKILL it once half its items are journaled: its journal folder and lines."""
+    with FaultServer(lambda body: answer, latency=0.2) as server:
         process = subprocess.Popen(project.command("--record-mode=once", "--trust-limit", str(n),
                                                    url=credentialed(server.base_url)),
                                    cwd=project.path, env=project.env(), stdout=subprocess.DEVNULL,
@@ -212,8 +226,15 @@ def killed_run(base: Path, n: int) -> Row:
             time.sleep(0.05)
         process.send_signal(signal.SIGKILL)
         process.wait()
-    journaled = {json.loads(line)["item_id"] for p in journal.glob("*.jsonl")
-                 for line in p.read_text().splitlines() if line.endswith("}")}
+    return journal, [json.loads(line) for p in journal.glob("*.jsonl")
+                     for line in p.read_text().splitlines() if line.endswith("}")]
+
+
+def killed_run(base: Path, n: int) -> Row:
+    """SIGKILL a recording run once some items are journaled; replay must find every journaled item."""
+    project = Project(base, "killed")
+    _, lines = record_then_kill(project, "Hodor", n)
+    journaled = {line["item_id"] for line in lines}
     done = project.pytest("--trust-limit", str(n), "--trust-recorded-only", "--block-network")
     row = count(Row("recording run killed (SIGKILL)"), project, done)
     row.items = row.affected = len(journaled)
@@ -221,20 +242,115 @@ def killed_run(base: Path, n: int) -> Row:
     return row
 
 
-def corrupt_cassette(base: Path, n: int) -> Row:
+def corrupt_cassette(base: Path, kind: str, n: int) -> Row:
     """One corrupt scenario file: its items error naming it, the others replay, rewrite repairs it."""
-    project = Project(base, "corrupt")
+    project = Project(base, f"corrupt-{kind.replace(' ', '-')}")
     with FaultServer(lambda body: "Hodor") as server:
         project.pytest("--record-mode=once", "--trust-limit", str(n), url=credentialed(server.base_url))
         victim = next((project.path / "cassettes" / MODEL).rglob("*.json"))
-        victim.write_text(victim.read_text()[:200])
-        row = count(Row("corrupt cassette"), project, project.pytest("--block-network"),
+        damage(victim, kind)
+        row = count(Row(f"corrupt cassette: {kind}"), project,
+                    project.pytest("--trust-limit", str(n), "--block-network"),
                     clear_words=(victim.name, "--record-mode=rewrite"))
         row.items = len(project.report()["items"])
         row.affected = row.clear + row.unclear
         project.pytest("--record-mode=rewrite", "--trust-limit", str(n), url=credentialed(server.base_url))
+    row.poisoned = poisoned(project)  # what the rewrite left, not the damage this row made
     repaired = project.pytest("--trust-limit", str(n), "--block-network")
     row.crashes += repaired.returncode not in (0, 1) or any("error" in i for i in project.report()["items"])
+    return row
+
+
+def damage(cassette: Path, kind: str) -> None:
+    """Cut the file, or spoil the first recorded answer, as an editor, a bad merge or another tool might."""
+    if kind == "cut file":
+        cassette.write_text(cassette.read_text()[:200])
+        return
+    data = json.loads(cassette.read_text())
+    response = data["interactions"][0]["response"]
+    if kind == "answer not JSON":
+        response["body"]["string"] = "<html>502 Bad Gateway</html>"
+    else:
+        response["status"] = {"code": 500, "message": "Internal Server Error"}
+    cassette.write_text(json.dumps(data))
+
+
+def stale_journal(base: Path, n: int) -> Row:
+    """A dead run's journal with an older answer, its cassette corrupt, then a rewrite with a fresh answer.
+    The stale journal is renamed to sort after any run's, so a merge in name order would apply it last."""
+    project = Project(base, "stale-journal")
+    journal, lines = record_then_kill(project, "Hodor (stale)", n)
+    for line in lines:
+        cassette = project.path / "cassettes" / MODEL / line["cassette"]
+        cassette.parent.mkdir(parents=True, exist_ok=True)
+        cassette.write_text("{")
+    for number, path in enumerate(sorted(journal.glob("*.jsonl"))):
+        path.rename(journal / f"zzzzzzzz-main-{number + 1}.jsonl")
+    with FaultServer(lambda body: "Hodor (fresh)") as server:
+        done = project.pytest("--record-mode=rewrite", "--trust-limit", str(n), url=credentialed(server.base_url))
+    row = count(Row("stale journal, then rewrite"), project, done)
+    row.items = len(project.report()["items"])
+    row.affected = len({line["item_id"] for line in lines})
+    row.poisoned += sum("(stale)" in answer_text(i) for by_item in cassettes(project)
+                        for interactions in by_item.values() for i in interactions)
+    return row
+
+
+def answer_text(interaction: dict) -> str:
+    return json.loads(interaction["response"]["body"]["string"])["choices"][0]["message"]["content"] or ""
+
+
+@contextmanager
+def tmpfs(folder: Path, options: str) -> Iterator[bool]:
+    """A small tmpfs mounted on ``folder`` (False when this user cannot mount: not root)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True,
+                      check=False).returncode:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True, check=False)
+
+
+def disk_full(base: Path, n: int) -> Row | str:
+    """The cassette folder fills up while recording: the run stops with one line naming the journal, prints
+    its summary and report; once space is freed (the tmpfs enlarged), a replay finds every scored item."""
+    project = Project(base, "disk-full")
+    folder = project.path / "cassettes"
+    with tmpfs(folder, "size=12k") as mounted:
+        if not mounted:
+            return "disk full: not tried (mounting a tmpfs needs root)"
+        with FaultServer(lambda body: "Hodor") as server:
+            done = project.pytest("--record-mode=once", "--trust-limit", str(n), url=credentialed(server.base_url))
+        row = count(Row("cassette disk full"), project, done, expected_codes=(2,),
+                    clear_words=("cannot write the journal", "free space"))
+        report = project.report()
+        subprocess.run(["mount", "-o", "remount,size=4m", str(folder)], check=True)
+        replay = project.pytest("--trust-limit", str(n), "--trust-recorded-only", "--block-network")
+        row.crashes += replay.returncode not in (0, 1)
+        recorded = recorded_items(project)
+    row.items = len(report["items"])
+    row.affected = row.clear + row.unclear
+    row.lost = sum("verdict" in item and item["id"] not in recorded for item in report["items"])
+    return row
+
+
+def read_only(base: Path, n: int) -> Row | str:
+    """A read-only cassette folder: the first item says so, naming the journal, and the run stops."""
+    project = Project(base, "read-only")
+    with tmpfs(project.path / "cassettes", "ro,size=64k") as mounted:
+        if not mounted:
+            return "read-only cassettes: not tried (mounting a tmpfs needs root)"
+        with FaultServer(lambda body: "Hodor") as server:
+            done = project.pytest("--record-mode=once", "--trust-limit", str(n), url=credentialed(server.base_url))
+            calls = len(server.requests)
+    row = count(Row("cassette folder read-only"), project, done, expected_codes=(2,),
+                clear_words=("cannot write the journal", "writable"))
+    row.items = len(project.report()["items"])
+    row.affected = row.clear + row.unclear
+    row.crashes += calls > 4  # the first item's calls only (a v1 case has at most a few turns)
     return row
 
 
@@ -246,32 +362,44 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--items", type=int, default=2, help="Hodor items per run (default 2)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON here")
+    parser.add_argument("--only", nargs="+", metavar="WORD", help="run only the rows whose case names hold a WORD")
     args = parser.parse_args()
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="trust-drill-") as tmp:
         base = Path(tmp)
-        plan = ([lambda f=f: transient(base, f, args.items) for f in TRANSIENT]
-                + [lambda f=f: lasting(base, f, args.items) for f in LASTING]
-                + [lambda k=k: irregular(base, k, args.items) for k in IRREGULAR]
-                + [lambda: dead_endpoint(base, 6), lambda: killed_run(base, 12), lambda: corrupt_cassette(base, 3)])
-        for step in plan:
-            rows.append(step())
-            print(_format(rows[-1]), flush=True) if len(rows) > 1 else print(_header() + "\n" + _format(rows[-1]))
-    total = Row("total", *[sum(getattr(r, f) for r in rows) for f in list(asdict(rows[0]))[1:]])
+        plan = ([(f"transient {f}", lambda f=f: transient(base, f, args.items)) for f in TRANSIENT]
+                + [(f"lasting {f}", lambda f=f: lasting(base, f, args.items)) for f in LASTING]
+                + [(f"answer {k}", lambda k=k: irregular(base, k, args.items)) for k in IRREGULAR]
+                + [("endpoint down", lambda: dead_endpoint(base, 6)), ("killed", lambda: killed_run(base, 12))]
+                + [(f"corrupt {k}", lambda k=k: corrupt_cassette(base, k, 3)) for k in CORRUPTIONS]
+                + [("stale journal", lambda: stale_journal(base, 8)), ("disk full", lambda: disk_full(base, 12)),
+                   ("read-only", lambda: read_only(base, 3))])
+        print(_header(), flush=True)
+        for name, step in plan:
+            if args.only and not any(word in name for word in args.only):
+                continue
+            row = step()
+            if isinstance(row, str):
+                print(row, flush=True)
+                continue
+            rows.append(row)
+            print(_format(row), flush=True)
+    total = Row("total", *[sum(getattr(r, f) for r in rows) for f in list(asdict(Row("")))[1:]])
     print(_format(total))
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in [*rows, total]], indent=1))
-    return 1 if total.unclear or total.lost or total.poisoned or total.secrets or total.crashes else 0
+    return 1 if total.unclear or total.uncounted or total.lost or total.poisoned or total.secrets or total.crashes \
+        else 0
 
 
 def _header() -> str:
-    return f"{'case':32} {'items':>5} {'affected':>8} {'recovered':>9} {'clear':>5} {'unclear':>7} " \
-           f"{'lost':>4} {'poisoned':>8} {'secrets':>7} {'crashes':>7}"
+    return f"{'case':36} {'items':>5} {'affected':>8} {'recovered':>9} {'clear':>5} {'unclear':>7} " \
+           f"{'uncounted':>9} {'lost':>4} {'poisoned':>8} {'secrets':>7} {'crashes':>7}"
 
 
 def _format(row: Row) -> str:
-    return f"{row.case:32} {row.items:5} {row.affected:8} {row.recovered:9} {row.clear:5} {row.unclear:7} " \
-           f"{row.lost:4} {row.poisoned:8} {row.secrets:7} {row.crashes:7}"
+    return f"{row.case:36} {row.items:5} {row.affected:8} {row.recovered:9} {row.clear:5} {row.unclear:7} " \
+           f"{row.uncounted:9} {row.lost:4} {row.poisoned:8} {row.secrets:7} {row.crashes:7}"
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ same server measures concurrent recording. Faults are named as the failures met 
     hang                 answers after ``hang_seconds`` (set it past the client's timeout)
     close                sends half the body, then closes the connection
     malformed, truncated, html, error-body, empty-choices    status 200, not a completion
+    lone-surrogate, invalid-utf8, oversized                  status 200, a completion whose text cannot be
+                         stored faithfully: "\\ud800" in it, bytes that are not UTF-8, 3 MB of text
     empty-content, null-content, length, content_filter, tool_calls
                          well-formed completions a benchmark must score as what they are
 """
@@ -27,8 +29,10 @@ Responder = Callable[[dict], str]
 
 STATUS_FAULTS = {"429": 429, "429-retry-after": 429, "500": 500, "502": 502, "503": 503}
 BROKEN_200 = {"malformed", "truncated", "html", "error-body", "empty-choices"}
+UNSTORABLE = {"lone-surrogate", "invalid-utf8", "oversized"}
 IRREGULAR_ANSWERS = {"empty-content", "null-content", "length", "content_filter", "tool_calls"}
-FAULTS = set(STATUS_FAULTS) | BROKEN_200 | IRREGULAR_ANSWERS | {"hang", "close"}
+FAULTS = set(STATUS_FAULTS) | BROKEN_200 | UNSTORABLE | IRREGULAR_ANSWERS | {"hang", "close"}
+OVERSIZED_BYTES = 3 * 1024 * 1024
 
 
 def completion(body: dict, texts: list[str | None], finish_reason: str = "stop",
@@ -142,6 +146,8 @@ class FaultServer:
                 elif fault in BROKEN_200:
                     self._send(200, _broken_body(fault, body, texts),
                                content_type="text/html" if fault == "html" else "application/json")
+                elif fault in UNSTORABLE:
+                    self._send(200, _unstorable_body(fault, body, texts))
                 elif fault in IRREGULAR_ANSWERS:
                     self._send(200, json.dumps(_irregular(fault, body, texts)).encode())
                 else:
@@ -231,6 +237,15 @@ def _broken_body(fault: str, body: dict, texts: list[str]) -> bytes:
         "error-body": json.dumps({"error": {"message": "injected error body", "type": "server_error"}}).encode(),
         "empty-choices": json.dumps({**completion(body, texts), "choices": []}).encode(),
     }[fault]
+
+
+def _unstorable_body(fault: str, body: dict, texts: list[str]) -> bytes:
+    if fault == "lone-surrogate":  # json.dumps escapes it: "\\ud800", valid JSON
+        return json.dumps(completion(body, [t + " \ud800" for t in texts])).encode()
+    if fault == "invalid-utf8":
+        return json.dumps(completion(body, [t + " MARK" for t in texts])).encode().replace(b"MARK", b"\xff\xfe")
+    filler = "Hodor " * (OVERSIZED_BYTES // 6 // max(len(texts), 1))
+    return json.dumps(completion(body, [t + filler for t in texts])).encode()
 
 
 def _irregular(fault: str, body: dict, texts: Iterable[str]) -> dict:

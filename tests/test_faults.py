@@ -7,7 +7,7 @@ import socket
 
 import pytest
 from conftest import HODOR_SUITE
-from fault_server import BROKEN_200, FaultServer
+from fault_server import BROKEN_200, UNSTORABLE, FaultServer
 
 from pytest_trust.errors import EndpointDown, ModelError
 from pytest_trust.model import BREAKER, Endpoint, Model
@@ -38,7 +38,8 @@ def recorded_texts(tmp_path) -> list[str]:
             for interactions in by_item.values() for i in interactions]
 
 
-@pytest.mark.parametrize("fault", sorted(BROKEN_200) + ["429", "429-retry-after", "500", "502", "503", "close"])
+@pytest.mark.parametrize("fault", sorted(BROKEN_200 | UNSTORABLE) + ["429", "429-retry-after", "500", "502", "503",
+                                                                   "close"])
 def test_a_failed_answer_is_retried_and_only_the_good_one_recorded(tmp_path, fault):
     with FaultServer() as server:
         server.push(fault)
@@ -56,6 +57,9 @@ def test_a_failed_answer_is_retried_and_only_the_good_one_recorded(tmp_path, fau
     ("html", "status 200 with a body that is not JSON"),
     ("error-body", "status 200 with an error body: injected error body"),
     ("empty-choices", "status 200 with no choices"),
+    ("lone-surrogate", "status 200 with choice 0 whose content is not valid Unicode (a lone surrogate at character 3)"),
+    ("invalid-utf8", "status 200 with a body that is not UTF-8 text (byte "),
+    ("oversized", "status 200 with an answer of 3,145,"),
     ("503", "HTTP 503 (injected 503)"),
 ])
 def test_a_lasting_failure_is_one_error_naming_the_cause_and_the_url_and_nothing_is_recorded(tmp_path, fault, cause):
@@ -88,7 +92,7 @@ def test_a_hung_endpoint_times_out_and_is_retried(tmp_path):
     ("content_filter", "content_filter", True, "content_filter"),
     ("tool_calls", "tool_calls", True, "tool_calls"),
     ("null-content", "stop", True, "no content"),
-    ("empty-content", "stop", False, None),
+    ("empty-content", "stop", False, "empty"),
 ])
 def test_irregular_answers_are_recorded_as_what_they_are_and_replay_so(tmp_path, fault, finish_reason, withheld,
                                                                        irregular):

@@ -499,3 +499,77 @@ def test_a_good_cassette_reads_back_as_written(tmp_path):
 
 def test_nothing_to_merge_is_an_empty_report(tmp_path):
     assert merge_journals(tmp_path / "nothing") == MergeReport(0, ())
+
+
+def test_journals_merge_in_the_order_their_lines_were_written_not_by_their_names(tmp_path):
+    model_root = tmp_path / "m"
+    cassette = model_root / "bench" / "A.json"
+    newer, older = Journal(model_root, "aaaa"), Journal(model_root, "zzzz")  # names sort opposite to time
+    older.append(cassette, "suite/A/1", [stored("suite/A/1", text="stale")])
+    newer.append(cassette, "suite/A/1", [stored("suite/A/1", text="fresh")])
+    for journal in (older, newer):
+        journal.close()
+    assert merge_journals(model_root, "aaaa").items == 1  # this run's journal: both, since zzzz's writer closed
+    assert [i["response"]["body"]["string"] for i in read_cassette(cassette)["suite/A/1"]] == ["fresh"]
+
+
+def test_a_journal_line_without_a_time_counts_as_older_than_any_with_one(tmp_path):
+    model_root = tmp_path / "m"
+    cassette = model_root / "bench" / "A.json"
+    (model_root / ".journal").mkdir(parents=True)
+    legacy = {"cassette": "bench/A.json", "item_id": "suite/A/1", "interactions": [stored("suite/A/1", text="old")]}
+    (model_root / ".journal" / "zzzz-main-1.jsonl").write_text(json.dumps(legacy) + "\n")
+    journal = Journal(model_root, "aaaa")
+    journal.append(cassette, "suite/A/1", [stored("suite/A/1", text="new")])
+    journal.close()
+    merge_journals(model_root, "aaaa")
+    assert [i["response"]["body"]["string"] for i in read_cassette(cassette)["suite/A/1"]] == ["new"]
+
+
+@pytest.mark.parametrize("errno_, fix", [(28, "free space on that disk"), (30, "writable")])
+def test_a_journal_that_cannot_be_written_says_which_file_and_what_to_do_then_writes_no_more(
+        tmp_path, monkeypatch, errno_, fix):
+    from pytest_trust.errors import NotSaved
+    from pytest_trust.recording import journal as journal_module
+
+    writes = []
+
+    def failing(fd, data):
+        writes.append(data)
+        raise OSError(errno_, os.strerror(errno_))
+
+    monkeypatch.setattr(journal_module, "_write_all", failing)
+    journal = Journal(tmp_path / "m", "run1")
+    with pytest.raises(NotSaved) as raised:
+        journal.append(tmp_path / "m" / "bench" / "A.json", "suite/A/1", [stored("suite/A/1")])
+    message = str(raised.value)
+    assert str(journal.path) in message and fix in message and os.strerror(errno_) in message
+    with pytest.raises(NotSaved, match="cannot write the journal"):
+        journal.append(tmp_path / "m" / "bench" / "A.json", "suite/A/2", [stored("suite/A/2")])
+    assert len(writes) == 1  # after the failure, nothing more is written after the torn line
+    journal.close()
+
+
+@pytest.mark.parametrize("response, problem", [
+    ({"status": {"code": 500, "message": "Internal Server Error"}, "body": {"string": '{"error": {}}'}},
+     "has HTTP status 500, where only status-200 completions are recorded"),
+    ({"status": {"code": 200, "message": "OK"}, "body": {"string": "<html>502</html>"}}, "is not a chat completion"),
+    ({"status": {"code": 200, "message": "OK"}, "body": {"string": '{"choices": 5}'}}, "is not a chat completion"),
+])
+def test_a_recorded_answer_replay_cannot_serve_is_a_corrupt_cassette_naming_file_and_item(tmp_path, response,
+                                                                                         problem):
+    from pytest_trust.model import Endpoint, Model
+    from pytest_trust.recording.digest import request_digest
+
+    digest = request_digest("POST", "/chat/completions", {"model": "m", "messages": MESSAGES}, canonical=True)
+    interaction = {**stored("suite/A/1", digest=digest),
+                   "response": {**response, "headers": {"content-type": ["application/json"]}}}
+    path = scenario_file(tmp_path, "m", "bench", "A")
+    write_cassette(path, {"suite/A/1": [interaction]})
+    recorder = Recorder(tmp_path, "m", RecordMode.NONE)
+    model = Model.connect("m", recorder, Endpoint(None))
+    recorder.begin("bench", "A", "suite/A/1")
+    with pytest.raises(CorruptCassette) as raised:
+        model.chat(MESSAGES)
+    recorder.end()
+    assert str(raised.value) == f"cassette {path}: the recorded answer of item suite/A/1 {problem}: {REPAIR}"

@@ -10,6 +10,7 @@ import json
 import re
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from canned_server import CannedServer
@@ -316,3 +317,25 @@ def test_a_regression_gate_shows_its_alpha_and_p_value_not_a_percentage():
     row = next(line for line in markdown.render(report).splitlines() if "rules.regression" in line)
     assert "no regression at α = 0.05" in row and "p = 0.0078" in row and "%" not in row
     assert "no regression at α = 0.05" in html.render(report) and "p = 0.0078" in html.render(report)
+
+
+def test_a_report_holding_a_lone_surrogate_is_written_and_reads_back_the_same(tmp_path):
+    from pytest_trust.report.json_report import dump
+
+    path = tmp_path / "report.json"
+    dump(path, {"answer": "Hodor \ud800"})
+    assert json.loads(path.read_text(encoding="utf-8")) == {"answer": "Hodor \ud800"}
+
+
+def test_a_report_that_cannot_be_written_leaves_no_temporary_file_and_names_the_report(tmp_path, monkeypatch):
+    from pytest_trust.report.json_report import write_atomically
+
+    def full(self, data):
+        self.write_text("half")  # part of it reached the disk
+        raise OSError(28, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_bytes", full)
+    with pytest.raises(OSError) as raised:
+        write_atomically(tmp_path / "report.json", "{}")
+    assert raised.value.filename == str(tmp_path / "report.json") and raised.value.errno == 28
+    assert list(tmp_path.iterdir()) == []

@@ -10,6 +10,7 @@ spellings, builds each request exactly as the perspective's scenario does, and w
 from __future__ import annotations
 
 import importlib
+import shlex
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -60,8 +61,8 @@ def has_recordings(model: str) -> bool:
 
 
 def import_command(model: str, cassettes: Path | None = None) -> str:
-    tail = f" --cassettes {cassettes}" if cassettes is not None else ""
-    return f"pytest-trust import decodingtrust --model {model}{tail}"
+    tail = f" --cassettes {shlex.quote(str(cassettes))}" if cassettes is not None else ""
+    return f"pytest-trust import decodingtrust --model {shlex.quote(model)}{tail}"
 
 
 @dataclass

@@ -2,7 +2,10 @@
 
 A status-200 answer that is not a completion (an HTML page from a proxy, an ``{"error": ...}`` body,
 truncated JSON, no choices) is a failure of the endpoint, not an answer of the model: it is retried,
-then reported, and never written to a cassette, where replay would serve it forever.
+then reported, and never written to a cassette, where replay would serve it forever. So is text that
+cannot be stored and sent back faithfully: bytes that are not UTF-8, a lone surrogate (``"\\ud800"`` is
+valid JSON but no Unicode text, and the next turn's request could not be encoded), or an answer larger
+than any benchmark asks for (an endpoint ignoring ``max_tokens``).
 """
 
 from __future__ import annotations
@@ -10,11 +13,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
+MAX_ANSWER_BYTES = 2 * 1024 * 1024  # one response body; the largest a benchmark asks for (25 x 150 tokens) is ~100 kB
+
 
 def completion_problem(body: bytes | str, n: int = 1) -> str | None:
     """Why ``body`` is not a chat completion with ``n`` choices, or None when it is one."""
+    if len(body) > MAX_ANSWER_BYTES:
+        return (f"an answer of {len(body):,} bytes, more than the {MAX_ANSWER_BYTES:,} one answer may take "
+                "(does the endpoint ignore max_tokens?)")
     try:
         data = json.loads(body)
+    except UnicodeDecodeError as err:
+        return f"a body that is not UTF-8 text (byte {err.start} is {err.object[err.start:err.start + 1]!r})"
     except ValueError as err:
         head = (body[:60].decode("utf-8", "replace") if isinstance(body, bytes) else body[:60]).strip()
         return f"a body that is not JSON ({err.msg} at character {err.pos}; it starts {head!r})"
@@ -31,8 +41,12 @@ def completion_problem(body: bytes | str, n: int = 1) -> str | None:
         message = choice.get("message") if isinstance(choice, dict) else None
         if not isinstance(message, dict):
             return f"choice {number} without a message"
-        if not isinstance(message.get("content"), str | None):
+        content = message.get("content")
+        if not isinstance(content, str | None):
             return f"choice {number} whose content is not text"
+        surrogate = None if not content or content.isascii() else _lone_surrogate(content)
+        if surrogate is not None:
+            return f"choice {number} whose content is not valid Unicode (a lone surrogate at character {surrogate})"
         if not isinstance(choice.get("finish_reason"), str | None):
             return f"choice {number} whose finish_reason is not text"
     return None
@@ -42,3 +56,12 @@ def _error_text(error: Any) -> str:
     if isinstance(error, dict):
         error = error.get("message", error)
     return str(error)[:200]
+
+
+def _lone_surrogate(text: str) -> int | None:
+    """Where ``text`` holds half of a UTF-16 surrogate pair, which no UTF-8 encoder takes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        return err.start
+    return None

@@ -9,16 +9,24 @@ exclusive ``flock`` on it while it is open; the kernel drops that lock when the 
 dies. A session merges its own run's journals, and another journal only when it can take that lock
 itself (held while it reads), never the live journal of another session, whatever PIDs are reused.
 A file that cannot be merged (a corrupt cassette, a damaged journal line) is reported and its lines
-stay in the journal; everything else is merged.
+stay in the journal; everything else is merged. Every line carries the time it was written, and the
+merge applies lines in that order, whichever journals they are in: a later recording of an item (a
+rewrite) beats an older one left by a dead run.
+
+A journal that cannot be written (disk full, a read-only folder) raises ``NotSaved`` for that item and
+for every later one, without writing again: a line torn by the failure stays the file's last, which
+the merge drops.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import itertools
 import json
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -27,7 +35,7 @@ from typing import IO, Any
 
 from filelock import FileLock
 
-from ..errors import CorruptCassette
+from ..errors import CorruptCassette, NotSaved
 from .cassettes import Interaction, interaction_problem, read_cassette_file, write_cassette
 
 JOURNAL_DIR = ".journal"
@@ -41,33 +49,55 @@ class Journal:
         self.run = run
         self.worker = worker
         self.path = self._name(0)
-        self._fh: Any = None
+        self.problem = ""  # why the journal could not be written, once it could not
+        self._fd: int | None = None
         self._lock = threading.Lock()  # threads recording concurrently share the file
 
     def append(self, cassette: Path, item_id: str, interactions: list[Interaction]) -> None:
+        """Write one item's line and flush it to disk; ``NotSaved`` if that fails, now or before."""
         line = {"cassette": cassette.relative_to(self.model_root).as_posix(), "item_id": item_id,
-                "interactions": interactions}
-        text = json.dumps(line, ensure_ascii=False) + "\n"
+                "at": time.time_ns(), "interactions": interactions}
+        data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
-            if self._fh is None:
-                self._fh = self._open()
-            self._fh.write(text)
-            self._fh.flush()
-            fd = self._fh.fileno()
-        os.fsync(fd)  # outside the lock: concurrent appends share one flush to disk
+            if self.problem:
+                raise NotSaved(self.problem)
+            try:
+                if self._fd is None:
+                    self._fd = self._open()
+                _write_all(self._fd, data)
+                fd = self._fd
+            except OSError as err:
+                self.problem = self._not_written(err)
+                raise NotSaved(self.problem) from None
+        try:
+            os.fsync(fd)  # outside the lock: concurrent appends share one flush to disk
+        except OSError as err:
+            with self._lock:
+                self.problem = self.problem or self._not_written(err)
+            raise NotSaved(self.problem) from None
 
     def close(self) -> None:
         """Close the file, which releases its lock: from now on any session may merge it."""
         with self._lock:
-            if self._fh is not None:
-                self._fh.close()
-                self._fh = None
+            if self._fd is not None:
+                fd, self._fd = self._fd, None
+                os.close(fd)
+
+    def _not_written(self, err: OSError) -> str:
+        if err.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            fix = "free space on that disk"
+        elif err.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            fix = f"make {self.model_root} writable (or record into another folder with --trust-cassettes DIR)"
+        else:
+            fix = f"check {self.model_root}"
+        return (f"cannot write the journal {self.path} ({err.strerror or err}): {fix}, then run again; what was "
+                "recorded before is kept, and the run resumes from it")
 
     def _name(self, n: int) -> Path:
         suffix = f"-{n}" if n else ""
         return self.model_root / JOURNAL_DIR / f"{self.run}-{self.worker}-{os.getpid()}{suffix}.jsonl"
 
-    def _open(self) -> IO[str]:
+    def _open(self) -> int:
         """A new journal file, locked before anything is written to it.
 
         Never an existing file (one left unmerged after ``close`` may be merged at any moment). A
@@ -84,9 +114,16 @@ class Journal:
             fcntl.flock(fd, fcntl.LOCK_EX)
             if os.fstat(fd).st_nlink:
                 self.path = path
-                return os.fdopen(fd, "a", encoding="utf-8")
+                return fd
             os.close(fd)
         raise AssertionError("unreachable")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until all of ``data`` is written (a full disk can take part of it, then fail)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 @dataclass(frozen=True)
@@ -107,6 +144,7 @@ class _Line:
     interactions: list[Interaction] | None = None
     problem: str = ""
     dropped: bool = False  # the torn last line of a killed writer
+    at: int = 0  # when it was written (ns since the epoch; 0 in journals of versions before it was kept)
 
 
 def merge_journals(model_root: Path, run: str | None = None, rewrite: bool = False) -> MergeReport:
@@ -199,6 +237,7 @@ def _parse_line(raw: bytes) -> _Line:
         line.problem = _interactions_problem(entry["item_id"], entry["interactions"])
         line.cassette = PurePosixPath(entry["cassette"]).as_posix()
         line.item_id, line.interactions = entry["item_id"], entry["interactions"]
+        line.at = entry["at"] if type(entry.get("at")) is int else 0
     return line
 
 
@@ -222,10 +261,10 @@ def _merge_cassettes(model_root: Path, journals: dict[Path, list[_Line]],
                      replaceable: set[str]) -> tuple[int, list[str], set[str]]:
     """Merge every cassette it can: the items merged, the problems, the cassettes left unmerged."""
     updates: dict[str, dict[str, list[Interaction]]] = {}
-    for lines in journals.values():
-        for line in lines:
-            if not line.problem:  # later lines replace earlier ones of the same item
-                updates.setdefault(line.cassette, {})[line.item_id] = line.interactions or []
+    written = sorted((line for lines in journals.values() for line in lines if not line.problem),
+                     key=lambda line: line.at)  # stable: lines of one time keep their journal's order
+    for line in written:  # a later recording of an item replaces an earlier one
+        updates.setdefault(line.cassette, {})[line.item_id] = line.interactions or []
     problems, failed = [], set()
     for cassette, items in updates.items():
         problem = _merge_cassette(model_root / cassette, items, cassette in replaceable)

@@ -95,7 +95,8 @@ class Recorder:
         return self.tape
 
     def end(self) -> None:
-        """Journal what the item recorded, even if it then failed: its replay must fail the same way."""
+        """Journal what the item recorded, even if it then failed: its replay must fail the same way.
+        ``NotSaved`` when the journal cannot be written."""
         tape, self.tape = self.tape, None
         if tape is not None and tape.fresh:
             self.journal.append(tape.cassette, tape.item_id, tape.used)

@@ -11,10 +11,11 @@ import threading
 
 import httpx2
 
-from ..errors import CassetteError, CassetteMiss
+from ..errors import CassetteError, CassetteMiss, CorruptCassette
 from .answers import completion_problem
 from .batch import BatchQueue, Queued
 from .capture import LiveCapture, scrub_uri
+from .cassettes import REPAIR
 from .digest import canonical_float, digest_of_json, endpoint_of, request_digest, significant_json
 from .pacing import Pace, estimated_tokens
 from .recorder import Recorder
@@ -64,6 +65,10 @@ class TrustTransport(httpx2.BaseTransport):
             digest = request_digest(request.method, endpoint, body, canonical=True)
         hit = tape.replay(digest)
         if hit is not None:
+            status = hit["response"]["status"]["code"]
+            if status != 200:  # never recorded so (capture.py): a file edited or written by other tools
+                raise self.unreadable_answer(f"has HTTP status {status}, where only status-200 completions "
+                                             "are recorded")
             return _stored_response(hit["response"])
         if not tape.may_record or (self.capture is None and self.batch is None):
             raise CassetteMiss(self.recorder.miss_message(tape, digest))
@@ -94,6 +99,13 @@ class TrustTransport(httpx2.BaseTransport):
         tape.keep(digest, recorded_request, recorded_response)
         self.live_tokens += _total_tokens(response.content)
         return response
+
+    def unreadable_answer(self, problem: str) -> CorruptCassette:
+        """The error for a recorded answer of this thread's item that cannot be served as a completion."""
+        tape = self.recorder.tape
+        assert tape is not None
+        return CorruptCassette(f"cassette {tape.cassette}: the recorded answer of item {tape.item_id} {problem}: "
+                               f"{REPAIR}")
 
     def close(self) -> None:
         if self.capture is not None:

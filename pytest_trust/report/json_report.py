@@ -87,11 +87,24 @@ def write(path: Path, trust: Any) -> None:
 
 
 def dump(path: Path, report: dict[str, Any]) -> None:
-    """Writes a report atomically: a reader never sees half a file."""
+    write_atomically(path, json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write a report so that a reader never sees half a file, and a failed write leaves none behind
+    (``OSError`` says why). Text no UTF-8 encoder takes (a lone surrogate) is written as its ``\\u`` escape,
+    which a JSON reader turns back into the same string."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(text.encode("utf-8", "backslashreplace"))
+        os.replace(tmp, path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise OSError(err.errno, err.strerror, str(path)) from None
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def read(path: Path, what: str, missing: str = "pass the JSON report a run wrote with --trust-report PATH",

@@ -32,6 +32,7 @@ IRREGULAR = {  # an answer's finish reason as the summary names it
     "content_filter": "withheld by a content filter",
     "tool_calls": "tool calls",
     "no content": "with no content",
+    "empty": "empty",
 }
 
 
@@ -231,6 +232,8 @@ def write_summary(tr: Any, trust: Any) -> None:
         tr.write_line(line)
     for problem in trust.merge_problems:
         tr.write_line(f"not merged: {problem}", yellow=True)
+    for problem in trust.unwritten:
+        tr.write_line(f"not written: {problem}", red=True)
     verdict = "FAILED" if trust.gates_failed else "passed"
     if trust.gate_results:
         statuses = Counter(g.status for g in trust.gate_results)
