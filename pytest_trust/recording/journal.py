@@ -43,18 +43,27 @@ class Journal:
         self.path = self._name(0)
         self._fh: Any = None
         self._lock = threading.Lock()  # threads recording concurrently share the file
+        self._sealed = False
 
     def append(self, cassette: Path, item_id: str, interactions: list[Interaction]) -> None:
         line = {"cassette": cassette.relative_to(self.model_root).as_posix(), "item_id": item_id,
                 "interactions": interactions}
         text = json.dumps(line, ensure_ascii=False) + "\n"
         with self._lock:
+            if self._sealed:
+                return
             if self._fh is None:
                 self._fh = self._open()
             self._fh.write(text)
             self._fh.flush()
             fd = self._fh.fileno()
         os.fsync(fd)  # outside the lock: concurrent appends share one flush to disk
+
+    def seal(self) -> None:
+        """Take no more lines (``Recorder.stop``). Under the lock: a line being written is finished first, and
+        none starts after, so the session's merge never races a late writer."""
+        with self._lock:
+            self._sealed = True
 
     def close(self) -> None:
         """Close the file, which releases its lock: from now on any session may merge it."""
