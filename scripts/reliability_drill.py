@@ -8,8 +8,9 @@ cases (tests/data/hodor_v1.jsonl, the suite module tests/conftest.py's HODOR_SUI
 tests/fault_server.py on 127.0.0.1, with a fake API key, a fake organisation and a base URL carrying a
 user, a password and an ``api-key`` query parameter. Transient faults hit the first attempt of every call;
 lasting ones every attempt; irregular answers are well-formed completions the benchmark must score as
-what they are. Two rows act on files: a recording run killed with SIGKILL, then replayed; a corrupt
-cassette, replayed, then repaired with rewrite.
+what they are. Three rows act on files: a recording run killed with SIGKILL, then replayed; a recording
+run under --trust-concurrency 4 interrupted with SIGINT (Ctrl-C), which must end within 5 s with pytest's
+status 2 (interrupted), then replayed; a corrupt cassette, replayed, then repaired with rewrite.
 
 Columns, counted from each run's JSON report, its output and the files it left:
   items      benchmark items in the run
@@ -17,10 +18,11 @@ Columns, counted from each run's JSON report, its output and the files it left:
   recovered  items scored (retried to a good answer, or an irregular answer scored as such)
   clear      errored items whose message names the endpoint URL and the cause (or the file)
   unclear    errored items whose message does not
-  lost       items scored but without a recording on disk afterwards
+  lost       items scored, or journaled before a kill or an interrupt, without a recording on disk afterwards
   poisoned   recorded interactions that are not well-formed completions
   secrets    places the fake key, organisation, user, password or query secret appear on disk
-  crashes    runs that ended in an internal error, a traceback, or an unexpected exit status
+  crashes    runs that ended in an internal error, a traceback, or an unexpected exit status; an
+             interrupted run also when it took more than 5 s to end
 Exit status 1 when any of unclear, lost, poisoned, secrets or crashes is non-zero.
 """
 
@@ -212,10 +214,40 @@ def killed_run(base: Path, n: int) -> Row:
             time.sleep(0.05)
         process.send_signal(signal.SIGKILL)
         process.wait()
-    journaled = {json.loads(line)["item_id"] for p in journal.glob("*.jsonl")
-                 for line in p.read_text().splitlines() if line.endswith("}")}
+    journaled = _journaled(journal)
     done = project.pytest("--trust-limit", str(n), "--trust-recorded-only", "--block-network")
     row = count(Row("recording run killed (SIGKILL)"), project, done)
+    row.items = row.affected = len(journaled)
+    row.lost += len(journaled - recorded_items(project))
+    return row
+
+
+def interrupted_run(base: Path, n: int, workers: int = 4) -> Row:
+    """SIGINT (Ctrl-C) a concurrent recording run once a few items are journaled: it must end within 5 s as
+    interrupted (status 2), without a traceback, and every item journaled before the interrupt must replay.
+    ``n`` is large enough that playing on to the end takes longer than that."""
+    project = Project(base, "interrupted")
+    with FaultServer(lambda body: "Hodor", latency=0.5) as server:
+        process = subprocess.Popen(project.command("--record-mode=once", "--trust-limit", str(n),
+                                                   "--trust-concurrency", str(workers), url=credentialed(server.base_url)),
+                                   cwd=project.path, env=project.env(), stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+        journal = project.path / "cassettes" / MODEL / ".journal"
+        deadline = time.time() + 120
+        while time.time() < deadline and process.poll() is None and len(_journaled(journal)) < workers:
+            time.sleep(0.02)
+        journaled = _journaled(journal)
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        try:
+            output = process.communicate(timeout=60)[0]
+        except subprocess.TimeoutExpired:
+            process.kill()
+            output = process.communicate()[0]
+        took = time.monotonic() - interrupted
+    row = Row("Ctrl-C, concurrent recording")
+    row.crashes += (process.returncode != 2 or took > 5 or "Traceback" in output or "INTERNALERROR" in output)
+    row = count(row, project, project.pytest("--trust-recorded-only", "--block-network"))
     row.items = row.affected = len(journaled)
     row.lost += len(journaled - recorded_items(project))
     return row
@@ -238,6 +270,12 @@ def corrupt_cassette(base: Path, n: int) -> Row:
     return row
 
 
+def _journaled(journal: Path) -> set[str]:
+    """The items a running recording has journaled (its last line may be half-written)."""
+    return {json.loads(line)["item_id"] for path in journal.glob("*.jsonl")
+            for line in path.read_text().splitlines() if line.endswith("}")}
+
+
 def _lines(path: Path) -> int:
     return path.read_text().count("\n") if path.exists() else 0
 
@@ -253,7 +291,8 @@ def main() -> int:
         plan = ([lambda f=f: transient(base, f, args.items) for f in TRANSIENT]
                 + [lambda f=f: lasting(base, f, args.items) for f in LASTING]
                 + [lambda k=k: irregular(base, k, args.items) for k in IRREGULAR]
-                + [lambda: dead_endpoint(base, 6), lambda: killed_run(base, 12), lambda: corrupt_cassette(base, 3)])
+                + [lambda: dead_endpoint(base, 6), lambda: killed_run(base, 12),
+                   lambda: interrupted_run(base, 30), lambda: corrupt_cassette(base, 3)])
         for step in plan:
             rows.append(step())
             print(_format(rows[-1]), flush=True) if len(rows) > 1 else print(_header() + "\n" + _format(rows[-1]))
