@@ -13,12 +13,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 
 from .items import Item
 from .playing import Played, play
 
-NOT_PLAYED = ("model error", "not played: the endpoint was down (the first such error says why)")
+NOT_PLAYED = ("not played", "the run stopped before this item (the first error that stopped it says why)")
 
 
 class Progress:
@@ -54,23 +53,52 @@ def play_ahead(trust, items: Sequence[tuple[str, Item, str]], workers: int,
                write: Callable[[str], None]) -> dict[str, Played]:
     """Play ``(nodeid, item, record hint)`` in ``workers`` threads; return what each play gave.
 
-    After the endpoint is found down, the items not yet started are not played (each says so).
+    After the endpoint is found down, the items not yet started are not played (each says so). Ctrl-C
+    stops the recording at once (``Recorder.stop``) and is raised again, so pytest ends the run as
+    interrupted: the items finished are journaled (merged at session end), those still playing are
+    abandoned, and the next run records them. The threads are daemons, so an answer still awaited (up
+    to --trust-timeout, and its retries) does not hold the exit, as a ThreadPoolExecutor's would.
     """
     model = trust.connect()  # one client, shared by the threads (httpx2's pool is thread-safe)
+    recorder = trust.recorder
     played: dict[str, Played] = {}
     down = threading.Event()
     progress = Progress(len(items), write, lambda: model.transport.live_calls, lambda: model.transport.live_tokens)
+    queue = iter(items)
+    take = threading.Lock()
+    bugs: list[BaseException] = []
 
-    def one(nodeid: str, item: Item, hint: str) -> None:
-        if down.is_set():
-            played[nodeid] = Played(error=NOT_PLAYED)
-        else:
-            played[nodeid] = outcome = play(trust, item, hint)
-            if outcome.stops_run:
-                down.set()
-        progress.tick()
+    def work() -> None:
+        try:
+            while not recorder.stopped:
+                with take:
+                    entry = next(queue, None)
+                if entry is None:
+                    return
+                nodeid, item, hint = entry
+                if down.is_set():
+                    played[nodeid] = Played(error=NOT_PLAYED)
+                else:
+                    played[nodeid] = outcome = play(trust, item, hint)
+                    if outcome.stops_run:
+                        down.set()
+                if not recorder.stopped:
+                    progress.tick()
+        except BaseException as err:  # noqa: BLE001 - play() catches everything of ours: a bug, raised below
+            bugs.append(err)
 
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pytest-trust") as pool:
-        for future in [pool.submit(one, *entry) for entry in items]:
-            future.result()  # play() catches everything of ours; anything else is a bug to surface
+    threads = [threading.Thread(target=work, name=f"pytest-trust-{n}", daemon=True) for n in range(workers)]
+    for thread in threads:
+        thread.start()
+    try:
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.1)  # a timeout, so Ctrl-C is seen even when the signal woke another thread
+    except KeyboardInterrupt:
+        recorder.stop()
+        write(f"pytest-trust: interrupted: {progress.done} of {len(items)} items played; the recorded ones are "
+              "kept, the next run records the rest")
+        raise
+    if bugs:
+        raise bugs[0]
     return played

@@ -14,6 +14,7 @@
     ├── Unavailable             an item that cannot run here, e.g. its upstream inputs are absent (SKIP)
     ├── ModelError              the model endpoint failed after retries (test ERROR, never recorded)
     │   └── EndpointDown        several items in a row failed so: the run stops with one message
+    ├── Stopped                 a request after Ctrl-C: its item is abandoned, and recorded by the next run
     └── InvalidItem             a benchmark item its own scorer rejects, e.g. a malformed user
                                 message in RuLES (test ERROR, not a model failure)
 """
@@ -75,6 +76,10 @@ class ModelError(TrustError):
 
 class EndpointDown(ModelError):
     """The endpoint failed for several items in a row: erroring item by item for hours helps no one."""
+
+
+class Stopped(TrustError):
+    """Ctrl-C stopped the recording: an item still playing sends nothing more and is not journaled."""
 
 
 class InvalidItem(TrustError, ValueError):

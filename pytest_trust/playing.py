@@ -49,6 +49,9 @@ def play(trust, item: Item, hint: str | Callable[[], str]) -> Played:
         recorder.begin(item.benchmark, item.scenario, item.id, hint=hint)
         model = trust.connect()
         played = Played(result=BENCHMARKS[item.benchmark].run(item, model))
+    except KeyboardInterrupt:  # Ctrl-C in this item: half its conversation must not be kept (Recorder.stop)
+        recorder.stop()
+        raise
     except (NotRecorded, Unavailable, Pending) as err:
         played = Played(skipped=str(err))
     except TrustError as err:

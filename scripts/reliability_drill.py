@@ -14,7 +14,9 @@ with SIGKILL, then replayed; a corrupt cassette of three kinds (a cut file, an a
 recorded HTTP 500), replayed, then repaired with rewrite; a dead run's journal holding an older answer
 beside a corrupt cassette, then a rewrite (the fresh answer must win, whatever the journals' names); a
 cassette folder that fills up while recording (a small tmpfs, then enlarged and replayed) and one that is
-read-only (a read-only tmpfs). The two mounts need root; without it those rows say "not tried".
+read-only (a read-only tmpfs), where the two mounts need root (without it those rows say "not tried"); a
+recording run under --trust-concurrency 4 interrupted with SIGINT (Ctrl-C), which must end within 5 s with
+pytest's status 2 (interrupted), then replayed.
 
 Columns, counted from each run's JSON report, its output and the files it left:
   items      benchmark items in the run
@@ -23,10 +25,11 @@ Columns, counted from each run's JSON report, its output and the files it left:
   clear      errored items whose message names the endpoint URL and the cause (or the file)
   unclear    errored items whose message does not
   uncounted  irregular answers (empty, cut, withheld) scored but not counted in the report
-  lost       items scored but without a recording on disk afterwards
+  lost       items scored, or journaled before a kill or an interrupt, without a recording on disk afterwards
   poisoned   recorded interactions that are not well-formed completions, or an older answer that won
   secrets    places the fake key, organisation, user, password or query secret appear on disk
-  crashes    runs that ended in an internal error, a traceback, or an unexpected exit status
+  crashes    runs that ended in an internal error, a traceback, or an unexpected exit status; an
+             interrupted run also when it took more than 5 s to end
 Exit status 1 when any of unclear, uncounted, lost, poisoned, secrets or crashes is non-zero.
 """
 
@@ -242,6 +245,37 @@ def killed_run(base: Path, n: int) -> Row:
     return row
 
 
+def interrupted_run(base: Path, n: int, workers: int = 4) -> Row:
+    """SIGINT (Ctrl-C) a concurrent recording run once a few items are journaled: it must end within 5 s as
+    interrupted (status 2), without a traceback, and every item journaled before the interrupt must replay.
+    ``n`` is large enough that playing on to the end takes longer than that."""
+    project = Project(base, "interrupted")
+    with FaultServer(lambda body: "Hodor", latency=0.5) as server:
+        process = subprocess.Popen(project.command("--record-mode=once", "--trust-limit", str(n),
+                                                   "--trust-concurrency", str(workers), url=credentialed(server.base_url)),
+                                   cwd=project.path, env=project.env(), stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True)
+        journal = project.path / "cassettes" / MODEL / ".journal"
+        deadline = time.time() + 120
+        while time.time() < deadline and process.poll() is None and len(_journaled(journal)) < workers:
+            time.sleep(0.02)
+        journaled = _journaled(journal)
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        try:
+            output = process.communicate(timeout=60)[0]
+        except subprocess.TimeoutExpired:
+            process.kill()
+            output = process.communicate()[0]
+        took = time.monotonic() - interrupted
+    row = Row("Ctrl-C, concurrent recording")
+    row.crashes += (process.returncode != 2 or took > 5 or "Traceback" in output or "INTERNALERROR" in output)
+    row = count(row, project, project.pytest("--trust-recorded-only", "--block-network"))
+    row.items = row.affected = len(journaled)
+    row.lost += len(journaled - recorded_items(project))
+    return row
+
+
 def corrupt_cassette(base: Path, kind: str, n: int) -> Row:
     """One corrupt scenario file: its items error naming it, the others replay, rewrite repairs it."""
     project = Project(base, f"corrupt-{kind.replace(' ', '-')}")
@@ -354,6 +388,12 @@ def read_only(base: Path, n: int) -> Row | str:
     return row
 
 
+def _journaled(journal: Path) -> set[str]:
+    """The items a running recording has journaled (its last line may be half-written)."""
+    return {json.loads(line)["item_id"] for path in journal.glob("*.jsonl")
+            for line in path.read_text().splitlines() if line.endswith("}")}
+
+
 def _lines(path: Path) -> int:
     return path.read_text().count("\n") if path.exists() else 0
 
@@ -370,7 +410,8 @@ def main() -> int:
         plan = ([(f"transient {f}", lambda f=f: transient(base, f, args.items)) for f in TRANSIENT]
                 + [(f"lasting {f}", lambda f=f: lasting(base, f, args.items)) for f in LASTING]
                 + [(f"answer {k}", lambda k=k: irregular(base, k, args.items)) for k in IRREGULAR]
-                + [("endpoint down", lambda: dead_endpoint(base, 6)), ("killed", lambda: killed_run(base, 12))]
+                + [("endpoint down", lambda: dead_endpoint(base, 6)), ("killed", lambda: killed_run(base, 12)),
+                   ("Ctrl-C", lambda: interrupted_run(base, 30))]
                 + [(f"corrupt {k}", lambda k=k: corrupt_cassette(base, k, 3)) for k in CORRUPTIONS]
                 + [("stale journal", lambda: stale_journal(base, 8)), ("disk full", lambda: disk_full(base, 12)),
                    ("read-only", lambda: read_only(base, 3))])

@@ -52,6 +52,7 @@ class Journal:
         self.problem = ""  # why the journal could not be written, once it could not
         self._fd: int | None = None
         self._lock = threading.Lock()  # threads recording concurrently share the file
+        self._sealed = False
 
     def append(self, cassette: Path, item_id: str, interactions: list[Interaction]) -> None:
         """Write one item's line and flush it to disk; ``NotSaved`` if that fails, now or before."""
@@ -59,6 +60,8 @@ class Journal:
                 "at": time.time_ns(), "interactions": interactions}
         data = (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock:
+            if self._sealed:
+                return
             if self.problem:
                 raise NotSaved(self.problem)
             try:
@@ -75,6 +78,12 @@ class Journal:
             with self._lock:
                 self.problem = self.problem or self._not_written(err)
             raise NotSaved(self.problem) from None
+
+    def seal(self) -> None:
+        """Take no more lines (``Recorder.stop``). Under the lock: a line being written is finished first, and
+        none starts after, so the session's merge never races a late writer."""
+        with self._lock:
+            self._sealed = True
 
     def close(self) -> None:
         """Close the file, which releases its lock: from now on any session may merge it."""

@@ -28,6 +28,7 @@ class Recorder:
         self.model_root = model_dir(root, model)
         self.run = run or uuid.uuid4().hex[:8]  # names this session's journals (shared with its workers)
         self.journal = Journal(self.model_root, self.run, worker)
+        self.stopped = False  # Ctrl-C: nothing more is sent or journaled (``stop``)
         self._paths: dict[tuple[str, str], Path] = {}
         self._files: dict[Path, dict[str, list[Interaction]]] = {}
         self._not_recorded: dict[Path, dict[str, str]] = {}
@@ -101,6 +102,13 @@ class Recorder:
         if tape is not None and tape.fresh:
             self.journal.append(tape.cassette, tape.item_id, tape.used)
             self._files[tape.cassette][tape.item_id] = tape.used
+
+    def stop(self) -> None:
+        """Ctrl-C: send nothing more, journal nothing more. The items already journaled are kept; an item
+        still playing is dropped whole, since part of its conversation kept would replay as recorded under
+        ``once`` and miss the rest. The next run records it."""
+        self.stopped = True
+        self.journal.seal()
 
     def merge(self) -> MergeReport:
         """Merge this session's journals (and any left by dead writers) into the cassettes.

@@ -11,7 +11,7 @@ import threading
 
 import httpx2
 
-from ..errors import CassetteError, CassetteMiss, CorruptCassette
+from ..errors import CassetteError, CassetteMiss, CorruptCassette, Stopped
 from .answers import completion_problem
 from .batch import BatchQueue, Queued
 from .capture import LiveCapture, scrub_uri
@@ -79,6 +79,8 @@ class TrustTransport(httpx2.BaseTransport):
                 request={"method": request.method, "uri": scrub_uri(str(request.url)), "body": raw.decode("utf-8"),
                          "headers": {"content-type": ["application/json"]}}))
         self.pace.wait(estimated_tokens(body, len(raw)))
+        if self.recorder.stopped:  # checked after the wait, which can be long; a retry comes here again
+            raise Stopped("recording stopped (Ctrl-C): this item was not finished, the next run records it")
         self.live_calls += 1
         response, recorded_request, recorded_response = self.capture.send(request)
         if response.status_code == 429:

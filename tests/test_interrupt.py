@@ -1,0 +1,119 @@
+"""Ctrl-C under --trust-concurrency: the run stops within seconds as pytest's INTERRUPTED, keeps every item it
+finished, and the next run resumes from them."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from conftest import HODOR_SUITE, hodor_ids
+from fault_server import FaultServer
+
+from pytest_trust.benchmarks import BENCHMARKS
+from pytest_trust.items import Item
+from pytest_trust.model import Endpoint, Model
+from pytest_trust.playing import play
+from pytest_trust.recording import Recorder, RecordMode
+from pytest_trust.recording.cassettes import read_cassette, scenario_file
+
+MODEL, WORKERS = "canned", 4
+
+
+def pytest_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--model", MODEL,
+            "--trust-report", "report.json", *args]
+
+
+def environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PYTEST_"))}
+    return {**env, "OPENAI_API_KEY": "sk-fake-interrupt"}
+
+
+def journaled(folder: Path) -> set[str]:
+    """The items in the journals: what the run finished (the last line may be half-written)."""
+    lines = [line for path in (folder / "cassettes" / MODEL / ".journal").glob("*.jsonl")
+             for line in path.read_text().splitlines() if line.endswith("}")]
+    return {json.loads(line)["item_id"] for line in lines}
+
+
+def recorded(folder: Path) -> dict[str, list[dict]]:
+    return {item: interactions for path in (folder / "cassettes" / MODEL).rglob("*.json")
+            for item, interactions in read_cassette(path).items()}
+
+
+def canonical(body: dict) -> str:
+    return json.dumps(body, sort_keys=True)
+
+
+def test_ctrl_c_stops_a_concurrent_recording_at_once_keeps_what_finished_and_the_next_run_resumes(tmp_path):
+    (tmp_path / "test_suite.py").write_text(HODOR_SUITE)
+    with FaultServer(lambda body: "Hodor", latency=0.5) as server:
+        process = subprocess.Popen(
+            pytest_command("--record-mode=once", "--trust-concurrency", str(WORKERS), "--trust-base-url",
+                           server.base_url), cwd=tmp_path, env=environment(), stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 120
+        while len(journaled(tmp_path)) < WORKERS and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        finished, requests_then = journaled(tmp_path), len(server.requests)
+        assert finished and process.poll() is None, "the run ended (or never journaled) before the interrupt"
+        interrupted = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        try:
+            output = process.communicate(timeout=60)[0]
+        finally:
+            process.kill()
+        took = time.monotonic() - interrupted
+        requests_at_exit = len(server.requests)
+
+        assert (process.returncode, "Traceback" in output) == (2, False), output
+        assert took < 5, f"took {took:.1f} s to stop\n{output}"
+        assert requests_at_exit <= requests_then + WORKERS  # only the requests in flight at the interrupt
+        kept = recorded(tmp_path)
+        assert finished <= set(kept) and set(kept) < set(hodor_ids())
+        assert not journaled(tmp_path)  # merged into the cassettes at session end
+
+        replay = subprocess.run(pytest_command("--trust-recorded-only", "--block-network"), cwd=tmp_path,
+                                env=environment(), capture_output=True, text=True, timeout=300, check=False)
+        items = json.loads((tmp_path / "report.json").read_text())["items"]
+        assert replay.returncode in (0, 1), replay.stdout + replay.stderr
+        assert sorted(item["id"] for item in items if "verdict" in item) == sorted(kept)
+
+        server.requests = []
+        resume = subprocess.run(pytest_command("--record-mode=once", "--trust-concurrency", str(WORKERS),
+                                               "--trust-base-url", server.base_url), cwd=tmp_path,
+                                env=environment(), capture_output=True, text=True, timeout=300, check=False)
+    assert resume.returncode in (0, 1), resume.stdout + resume.stderr
+    items = json.loads((tmp_path / "report.json").read_text())["items"]
+    assert sorted(item["id"] for item in items if "verdict" in item) == sorted(hodor_ids())
+    asked_before = {canonical(json.loads(interaction["request"]["body"]))
+                    for interactions in kept.values() for interaction in interactions}
+    assert server.requests and not asked_before & {canonical(body) for body in server.requests}
+    assert {item: recorded(tmp_path)[item] for item in kept} == kept  # what the interrupted run kept, unchanged
+
+
+def test_an_item_cut_by_ctrl_c_in_the_middle_of_its_conversation_is_not_journaled(tmp_path, monkeypatch):
+    """One item at a time, Ctrl-C lands in the item itself: its first turns kept would replay as recorded
+    under ``once``, and its later turns would miss for good instead of being recorded by the next run."""
+
+    class TwoTurns:
+        def run(self, item, model):
+            model.chat([{"role": "user", "content": "hello"}])  # the first turn is answered and kept on the tape
+            raise KeyboardInterrupt  # Ctrl-C while the second turn is asked
+
+    monkeypatch.setitem(BENCHMARKS, "bench", TwoTurns())
+    with FaultServer() as server:
+        recorder = Recorder(tmp_path, "m", RecordMode.ONCE)
+        model = Model.connect("m", recorder, Endpoint(server.base_url))
+        with pytest.raises(KeyboardInterrupt):
+            play(SimpleNamespace(recorder=recorder, connect=lambda: model), Item("item/1", "bench", "S", {}, {}), "")
+        model.close()
+    recorder.merge()
+    assert len(server.requests) == 1 and not read_cassette(scenario_file(tmp_path, "m", "bench", "S"))
