@@ -356,7 +356,7 @@ def bench_suite(suite: str, args: argparse.Namespace, rounds: int, tmp: Path) ->
     if args.cassettes:
         cassettes, model, limit = args.cassettes.resolve(), args.model, None
         answers = tmp / f"answers-{suite}.json"
-        floor_answers(cassettes, model, SUITES[suite].benchmark.NAME, answers)
+        floor_answers(cassettes, model, SUITES[suite].benchmark, answers)
     else:
         limits = CACHEGRIND_LIMITS if args.metric == "cachegrind" else FULL_LIMITS
         cassettes, model, answers, limit = tmp / "cassettes", CANNED_MODEL, None, limits.get(suite)

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pytest_trust import scorers
-from pytest_trust.benchmarks import SUITES, Suite, rules, rules_v1
+from pytest_trust.benchmarks import BENCHMARKS, SUITES, Suite, rules, rules_v1
 from pytest_trust.benchmarks.rules.protocol import split_prefill
 from pytest_trust.benchmarks.rules_v1.protocol import case_messages
 from pytest_trust.data import DataStore
@@ -110,11 +110,11 @@ def item_calls(suite: Suite, item: Item, model: CountingModel) -> int | None:
     """The requests ``item`` sends to ``model`` (None: it skips); for RuLES, the most it can send."""
     before = model.calls
     try:
-        suite.benchmark.run(item, model)
+        BENCHMARKS[suite.benchmark].run(item, model)
     except Unavailable:
         return None
     calls = model.calls - before
-    turns = TURNS.get(suite.benchmark.NAME)
+    turns = TURNS.get(suite.benchmark)
     if turns is None:
         return calls
     most = turns(item)

@@ -14,25 +14,10 @@ from typing import Any
 import pytest
 
 from . import scorers
+from .benchmarks import SETTINGS, Setting
 from .recording import RecordMode
 from .system_prompt import SystemPrompt
 from .system_prompt import resolve as resolve_system_prompt
-
-MARKERS = {
-    "rules": "RuLES rule-following cases (benign, basic, redteam suites)",
-    "rules_v1": "RuLES v1 as the paper ran it: 15 scenarios incl. Hodor, suites systematic, manual, justask",
-    "rules_gcg": "RuLES v1 justask cases with the GCG suffixes found on the model (pytest-trust attack gcg)",
-    "rules_detection": "RuLES v1 violation detection: the model judges 1,098 recorded conversations (pass/fail)",
-    # DecodingTrust's eight perspectives, one marker each
-    "toxicity": "DecodingTrust toxicity",
-    "stereotype": "DecodingTrust stereotype bias",
-    "advglue": "DecodingTrust adversarial robustness (AdvGLUE)",
-    "ood": "DecodingTrust out-of-distribution robustness",
-    "adv_demonstration": "DecodingTrust robustness to adversarial demonstrations",
-    "privacy": "DecodingTrust privacy",
-    "machine_ethics": "DecodingTrust machine ethics",
-    "fairness": "DecodingTrust fairness",
-}
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -108,14 +93,6 @@ def add_options(parser: pytest.Parser) -> None:
                     help="when recording, send at most N requests per minute (the provider's limit)")
     group.addoption("--trust-tpm", type=float, default=None, metavar="N",
                     help="when recording, send at most about N tokens per minute (prompt bytes / 4 + max_tokens)")
-    group.addoption("--trust-privacy-understanding", choices=["paper", "head"], default="paper",
-                    help="DecodingTrust privacy understanding: paper (default) counts an answer as telling the secret "
-                         "by the first scorer's 6 phrases, which gave the published numbers; head by 161ae83's 12 - "
-                         "a deviation recorded in the report")
-    group.addoption("--trust-privacy-score", choices=["paper", "head"], default="paper",
-                    help="DecodingTrust privacy score: paper (default) is 1 minus the unweighted mean of the Enron, "
-                         "PII and understanding leak rates, as published; head weighs them 0.4/0.3/0.3 as 161ae83's "
-                         "code - a deviation recorded in the report")
     group.addoption("--trust-toxicity-scorer", choices=["offline", "perspective"], default=None,
                     help="DecodingTrust toxicity: perspective (Google's Perspective API, as DecodingTrust; key from "
                          "$PERSPECTIVE_API_KEY, needed only for texts never scored; answers recorded under "
@@ -123,24 +100,8 @@ def add_options(parser: pytest.Parser) -> None:
                          "network). Default: perspective when $PERSPECTIVE_API_KEY is set, else offline")
     group.addoption("--trust-perspective-rpm", type=float, default=60.0, metavar="N",
                     help="Perspective API requests per minute when scoring live (default 60, its default quota)")
-    group.addoption("--trust-dt-samples", type=int, default=25, metavar="K",
-                    help="DecodingTrust stereotype and toxicity: answers sampled per prompt (default 25, the "
-                         "paper's); fewer makes recording cheaper - a deviation recorded in the report")
-    group.addoption("--trust-rules-keep-reminders", action="store_true", default=False,
-                    help="RuLES: keep the precedence reminders in the rule prompt (upstream default; "
-                         "removed by default as in S-RuLES/SystemCheck) - a deviation recorded in the report")
-    group.addoption("--trust-rules-v1-system-instructions", action="store_true", default=False,
-                    help="RuLES v1: give the rules as the system message (upstream --system_instructions, the "
-                         "paper's Table 12) instead of as a user message answered by the fixed acknowledgement, "
-                         "the paper's default - a deviation recorded in the report")
-    group.addoption("--trust-ood-scoring", choices=["v1.0", "head"], default="v1.0",
-                    help="DecodingTrust OOD: v1.0 (default) is the per-answer rule that produced the published "
-                         "numbers; head is the rule upstream adopted after v1.0 (a2e191b) - a deviation recorded "
-                         "in the report")
-    group.addoption("--trust-advglue-protocol", choices=["paper", "head"], default="paper",
-                    help="DecodingTrust AdvGLUE: paper (default) sends the requests of the script behind the published "
-                         "numbers (c9b63ad: system turn, no demonstrations, temperature 0); head sends 161ae83's "
-                         "(demonstrations, max_tokens 16) - a deviation recorded in the report")
+    for setting in SETTINGS.values():  # the benchmarks' own choices, each defaulting to what upstream ran
+        group.addoption(setting.flag, **_setting_option(setting))
     parser.addini("trust_model", "default model name for pytest-trust suites", default=None)
     parser.addini("trust_data", "benchmark data mirror, relative to the rootdir; used when the directory exists "
                   "(--trust-data and $PYTEST_TRUST_DATA come first)", default=None)
@@ -149,21 +110,20 @@ def add_options(parser: pytest.Parser) -> None:
                   default=None)
 
 
+def _setting_option(setting: Setting) -> dict[str, Any]:
+    if isinstance(setting.default, bool):
+        return {"action": "store_true", "default": setting.default, "help": setting.help}
+    if isinstance(setting.default, int):
+        return {"type": int, "default": setting.default, "metavar": "N", "help": setting.help}
+    return {"choices": list(setting.choices), "default": setting.default, "help": setting.help}
+
+
 # Named run sizes: a seeded sample of so many items per scenario (None: every item).
 PROFILES: dict[str, tuple[int | None, str]] = {
     "smoke": (5, "5 items per scenario, for pull requests"),
     "standard": (50, "50 items per scenario"),
     "full": (None, "every item, the paper's full configurations, for nightly runs"),
 }
-
-# Benchmark settings and their upstream-faithful defaults: any other value is a deviation, named in reports.
-FAITHFUL_SETTINGS: dict[str, Any] = {"rules_keep_reminders": False, "rules_v1_system_instructions": False,
-                                     "ood_scoring": "v1.0",
-                                     "advglue_protocol": "paper", "dt_samples": 25,
-                                     "privacy_understanding": "paper", "privacy_score": "paper"}
-# The toxicity scorer is not listed: a run names the one it used in `toxicity.scorer.<name>`, and every
-# run without toxicity would otherwise print it as a deviation.
-
 
 @dataclass(frozen=True)
 class RunConfig:
@@ -210,7 +170,7 @@ class RunConfig:
     def deviations(self) -> dict[str, Any]:
         """Settings that differ from the upstream-faithful defaults, and the deployment's system prompt (the
         benchmarks' protocols send none)."""
-        deviations = {k: v for k, v in self.settings.items() if k in FAITHFUL_SETTINGS and FAITHFUL_SETTINGS[k] != v}
+        deviations = {k: v for k, v in self.settings.items() if k in SETTINGS and SETTINGS[k].default != v}
         if self.system_prompt is not None:
             deviations["system_prompt"] = self.system_prompt.describe()
         return deviations
@@ -246,8 +206,10 @@ class RunConfig:
             raise pytest.UsageError(f"--trust-timeout must be a positive number of seconds, not {opt('trust_timeout')}")
         if opt("trust_retries") < 0:
             raise pytest.UsageError(f"--trust-retries must be 0 or more, not {opt('trust_retries')}")
-        if opt("trust_dt_samples") < 1:
-            raise pytest.UsageError(f"--trust-dt-samples must be 1 or more, not {opt('trust_dt_samples')}")
+        for setting in SETTINGS.values():
+            problem = setting.problem(opt(setting.dest))
+            if problem:
+                raise pytest.UsageError(problem)
         if opt("trust_concurrency") < 1:
             raise pytest.UsageError(f"--trust-concurrency must be 1 or more, not {opt('trust_concurrency')}")
         for name in ("trust_rpm", "trust_tpm", "trust_perspective_rpm"):
@@ -290,13 +252,7 @@ class RunConfig:
             record_mode=mode,
             cassettes_given=bool(opt("trust_cassettes")),
             recorded_only=bool(opt("trust_recorded_only")),
-            settings={"rules_keep_reminders": bool(opt("trust_rules_keep_reminders")),
-                      "rules_v1_system_instructions": bool(opt("trust_rules_v1_system_instructions")),
-                      "ood_scoring": opt("trust_ood_scoring"),
-                      "advglue_protocol": opt("trust_advglue_protocol"),
-                      "dt_samples": opt("trust_dt_samples"),
-                      "privacy_understanding": opt("trust_privacy_understanding"),
-                      "privacy_score": opt("trust_privacy_score"),
+            settings={**{key: opt(setting.dest) for key, setting in SETTINGS.items()},
                       "toxicity_scorer": scorers.resolve_name(opt("trust_toxicity_scorer"))},
             perspective_rpm=opt("trust_perspective_rpm"),
             allow_partial=bool(opt("trust_partial")),

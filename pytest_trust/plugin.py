@@ -14,12 +14,12 @@ import openai
 import pytest
 
 from . import scorers, shards, system_prompt
-from .benchmarks import BENCHMARKS, SUITES
+from .benchmarks import BENCHMARKS, PROBLEMS, SUITES
 from .concurrency import Progress, play_ahead
 from .errors import TrustError, UsageProblem
 from .gates import load_thresholds
 from .items import Item
-from .options import MARKERS, RunConfig, add_options, resolve_path
+from .options import RunConfig, add_options, resolve_path
 from .playing import play
 from .recording.cassettes import model_dir
 from .recording.journal import merge_journals
@@ -41,8 +41,10 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for name, text in MARKERS.items():
-        config.addinivalue_line("markers", f"{name}: {text}")
+    if PROBLEMS:  # an installed benchmark package that cannot take part: say so before anything runs
+        raise pytest.UsageError("; ".join(PROBLEMS))
+    for suite in SUITES.values():
+        config.addinivalue_line("markers", f"{suite.name}: {suite.marker}")
     run = RunConfig.from_pytest(config)
     env_data = resolve_path(config.invocation_params.dir, os.environ.get("PYTEST_TRUST_DATA"))
     if env_data is not None:  # resolved once: subprocesses started elsewhere (xdist, pytester) see the same mirror

@@ -20,8 +20,9 @@ import pathlib
 import pytest
 from pytest_trust.benchmarks import SUITES, Suite, rules_v1
 ROWS = [json.loads(line) for line in pathlib.Path({str(rows)!r}).read_text().splitlines()]
-SUITES["hodor-test"] = Suite(rules_v1, lambda data, settings: rules_v1.make_items("systematic", "Hodor", ROWS, settings),
-                             needs_data=False)
+SUITES["hodor-test"] = Suite("hodor-test", "", lambda data, settings: rules_v1.make_items("systematic", "Hodor", ROWS,
+                                                                                           settings),
+                             needs_data=False, benchmark=rules_v1.NAME)
 TRUST_SUITE = {suite!r}
 pytestmark = pytest.mark.{marker}
 def test_hodor(trust_result):

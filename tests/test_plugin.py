@@ -150,7 +150,8 @@ from pytest_trust.benchmarks.rules.cases import _items
 ROW = {"id": "bad-1", "messages": [{"role": "user", "content": "Ronan, hi"}], "round": "round_1",
        "params_json": '{"secret": "s3cr3t", "users": ["Ann", "Ben", "Cy", "Di"]}', "scenario": "AccessControl",
        "scenario_label": "AccessControl", "suite": "benign", "bucket_category": "harmless"}
-SUITES["custom"] = Suite(rules, lambda data, settings: _items([ROW], settings), needs_data=False)
+SUITES["custom"] = Suite("custom", "", lambda data, settings: _items([ROW], settings), needs_data=False,
+                         benchmark=rules.NAME)
 """)
     project.makepyfile(test_suite=suite_module("custom", "rules"))
     record(project, "Hello Ronan")

@@ -193,7 +193,7 @@ def test_the_mirror_holds_1098_conversations_in_22_behaviours_with_unique_ids(da
 
 
 def test_the_suite_is_registered():
-    assert SUITES["rules_detection"].benchmark.NAME == "rules_detection"
+    assert SUITES["rules_detection"].benchmark == "rules_detection"
 
 
 SUITE = """

@@ -1,31 +1,64 @@
-"""Benchmarks and the suites the plugin can parametrize. A suite module names one of SUITES."""
+"""The benchmark registry: the built-in benchmarks, then those other packages install.
+
+A package adds a benchmark with an entry point in the ``pytest_trust.benchmarks`` group naming its
+``Benchmark`` object (docs/adding-a-benchmark.md). ``BENCHMARKS`` maps names to benchmarks, ``SUITES``
+suite names (markers, ``TRUST_SUITE`` values) to suites; ``PROBLEMS`` says why an installed benchmark
+could not be added (the plugin makes each a usage error, so a broken package is one clear line).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from types import ModuleType
+from importlib.metadata import entry_points
 from typing import Any
 
 from . import rules, rules_detection, rules_v1
 from .decodingtrust import adv_demonstration, advglue, fairness, machine_ethics, ood, privacy, stereotype, toxicity
-from .rules_v1 import gcg as rules_v1_gcg
+from .spec import Benchmark, Setting, Suite
+
+ENTRY_POINTS = "pytest_trust.benchmarks"
+BUILT_IN: tuple[Benchmark, ...] = tuple(package.BENCHMARK for package in (
+    rules, rules_detection, rules_v1, advglue, ood, adv_demonstration, machine_ethics, fairness, toxicity,
+    stereotype, privacy))
+
+BENCHMARKS: dict[str, Benchmark] = {}
+SUITES: dict[str, Suite] = {}
+SETTINGS: dict[str, Setting] = {}  # by key; one setting may serve several benchmarks (--trust-dt-samples)
+PROBLEMS: list[str] = []
 
 
-@dataclass(frozen=True)
-class Suite:
-    benchmark: ModuleType  # exposes NAME, run, aggregate, metric_keys
-    load: Callable[..., list[Any]]  # (data, settings) -> items
-    needs_data: bool = True
+def register(benchmark: Any, source: str = "") -> str | None:
+    """Add a benchmark; the reason it cannot be added (a clash with one already there), or None."""
+    where = f" ({source})" if source else ""
+    if not isinstance(benchmark, Benchmark):
+        return f"benchmark {source} is a {type(benchmark).__name__}, not a pytest_trust Benchmark"
+    if benchmark.name in BENCHMARKS:
+        return f"benchmark {benchmark.name!r}{where} is already registered"
+    clash = [suite.name for suite in benchmark.suites if suite.name in SUITES]
+    if clash:
+        return f"benchmark {benchmark.name!r}{where}: suite {clash[0]!r} is already registered"
+    for setting in benchmark.settings:
+        known = SETTINGS.get(setting.key)
+        if known is not None and known != setting:
+            return f"benchmark {benchmark.name!r}{where}: setting {setting.key!r} differs from the one registered"
+    BENCHMARKS[benchmark.name] = benchmark
+    SUITES.update((suite.name, suite) for suite in benchmark.suites)
+    SETTINGS.update((setting.key, setting) for setting in benchmark.settings)
+    return None
 
 
-SUITES: dict[str, Suite] = {
-    "rules": Suite(rules, rules.load_items),
-    "rules_detection": Suite(rules_detection, rules_detection.load_items),
-    "rules_v1": Suite(rules_v1, rules_v1.load_items),
-    "rules_gcg": Suite(rules_v1, rules_v1_gcg.load_items),
-    **{module.NAME: Suite(module, module.load_items)
-       for module in (advglue, ood, adv_demonstration, machine_ethics, fairness, toxicity, stereotype, privacy)},
-}
+def _register_installed() -> None:
+    for entry in entry_points(group=ENTRY_POINTS):
+        source = f"entry point {entry.name} = {entry.value}"
+        try:
+            loaded = entry.load()
+        except Exception as err:  # noqa: BLE001 - any failure of another package's import: one line, not a crash
+            PROBLEMS.append(f"{source} cannot be loaded ({type(err).__name__}: {err}): fix or uninstall its package")
+            continue
+        problem = register(loaded, source)
+        if problem:
+            PROBLEMS.append(f"{problem}: fix or uninstall its package")
 
-BENCHMARKS: dict[str, ModuleType] = {suite.benchmark.NAME: suite.benchmark for suite in SUITES.values()}
+
+for _benchmark in BUILT_IN:
+    register(_benchmark)
+_register_installed()

@@ -17,7 +17,11 @@ from typing import Any, Protocol
 from ...data import absent_reason
 from ...errors import Unavailable
 from ...items import Item
+from ..spec import Setting
 
+# Stereotype and toxicity sample this many answers per prompt (the paper's 25, upstream `n`); one option for both
+DT_SAMPLES = Setting("dt_samples", 25, "DecodingTrust stereotype and toxicity: answers sampled per prompt (default 25, "
+                     "the paper's); fewer makes recording cheaper - a deviation recorded in the report", minimum=1)
 SOURCE = "decodingtrust"  # the data layer's source folder: AI-secure/DecodingTrust@161ae83, data/
 ADVGLUE_SOURCE = "advglue"  # AI-secure/adversarial-glue@2e18301, dev.json
 

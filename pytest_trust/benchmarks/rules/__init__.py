@@ -1,9 +1,18 @@
 """RuLES (Mu et al. 2023): rule following in 14 scenarios, v3 suites benign/basic/redteam."""
 
+from ..spec import Benchmark, Setting, Suite
 from .aggregate import aggregate, metric_keys
 from .cases import load_items
 from .protocol import run
 
 NAME = "rules"
 
-__all__ = ["NAME", "aggregate", "load_items", "metric_keys", "run"]
+__all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "metric_keys", "run"]
+
+BENCHMARK = Benchmark(
+    NAME, run, aggregate, metric_keys,
+    suites=(Suite(NAME, "RuLES rule-following cases (benign, basic, redteam suites)", load_items),),
+    settings=(Setting("rules_keep_reminders", False,
+                      "RuLES: keep the precedence reminders in the rule prompt (upstream default; removed by default as "
+                      "in S-RuLES/SystemCheck) - a deviation recorded in the report"),),
+)

@@ -11,8 +11,15 @@ accuracy and an F1 of 84.0 (the RuLES article, arXiv 2311.04235, detection resul
 to compare with, not gates.
 """
 
+from ..spec import Benchmark, Suite
 from .aggregate import aggregate, metric_keys
 from .items import NAME, load_items
 from .judge import messages, run
 
-__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "run"]
+__all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_keys", "run"]
+
+BENCHMARK = Benchmark(
+    NAME, run, aggregate, metric_keys,
+    suites=(Suite(NAME, "RuLES v1 violation detection: the model judges 1,098 recorded conversations (pass/fail)",
+                  load_items),),
+)

@@ -6,10 +6,17 @@ Counterfactual demonstrations (6 tasks, plain and ``_cf``), spurious-correlation
 scores them (``src/dt/perspectives/adv_demonstration/``).
 """
 
+from ...spec import Benchmark, Suite
 from .aggregate import aggregate, metric_keys
 from .items import load_items
 from .protocol import messages, run
 from .recordings import recordings
 from .scenarios import NAME
 
-__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
+__all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
+
+BENCHMARK = Benchmark(
+    NAME, run, aggregate, metric_keys,
+    suites=(Suite(NAME, "DecodingTrust robustness to adversarial demonstrations", load_items),),
+    recordings=recordings,
+)

@@ -8,10 +8,22 @@ gpt_eval.py`` with its configs (demonstrations, max_tokens 16, n 1). Aggregates 
 ``adv_stats.py``; inputs AI-secure/adversarial-glue@2e18301, ``dev.json``.
 """
 
+from ...spec import Benchmark, Setting, Suite
 from .aggregate import aggregate, metric_keys
 from .items import NAME, load_items
 from .prompts import messages
 from .recordings import recordings
 from .score import run
 
-__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
+__all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
+
+BENCHMARK = Benchmark(
+    NAME, run, aggregate, metric_keys,
+    suites=(Suite(NAME, "DecodingTrust adversarial robustness (AdvGLUE)", load_items),),
+    settings=(Setting("advglue_protocol", "paper",
+                      "DecodingTrust AdvGLUE: paper (default) sends the requests of the script behind the published "
+                      "numbers (c9b63ad: system turn, no demonstrations, temperature 0); head sends 161ae83's "
+                      "(demonstrations, max_tokens 16) - a deviation recorded in the report",
+                      choices=("paper", "head")),),
+    recordings=recordings,
+)

@@ -5,9 +5,16 @@ Upstream: AI-secure/DecodingTrust@161ae83, ``src/dt/perspectives/fairness/`` and
 ``src/dt/configs/fairness/``.
 """
 
+from ...spec import Benchmark, Suite
 from .aggregate import aggregate, metric_keys
 from .items import NAME, load_items, messages
 from .recordings import recordings
 from .score import run
 
-__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
+__all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
+
+BENCHMARK = Benchmark(
+    NAME, run, aggregate, metric_keys,
+    suites=(Suite(NAME, "DecodingTrust fairness", load_items),),
+    recordings=recordings,
+)

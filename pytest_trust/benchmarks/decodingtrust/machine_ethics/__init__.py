@@ -5,9 +5,16 @@ builds the items and requests, calculate_score.py reads the answers and builds t
 zero-shot, few-shot, five jailbreak prompts and five evasive sentences, for each dataset.
 """
 
+from ...spec import Benchmark, Suite
 from .aggregate import aggregate, metric_keys
 from .items import NAME, load_items
 from .protocol import messages, run
 from .recordings import recordings
 
-__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
+__all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
+
+BENCHMARK = Benchmark(
+    NAME, run, aggregate, metric_keys,
+    suites=(Suite(NAME, "DecodingTrust machine ethics", load_items),),
+    recordings=recordings,
+)

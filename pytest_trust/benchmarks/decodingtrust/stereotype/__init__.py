@@ -5,9 +5,18 @@ Upstream: AI-secure/DecodingTrust@161ae83 (``src/dt/perspectives/stereotype/agre
 the paper's runs are ``stereotype/bias_generation.py`` of the first commit c9b63ad).
 """
 
+from ...spec import Benchmark, Suite
+from ..common import DT_SAMPLES
 from .aggregate import aggregate, metric_keys
 from .items import NAME, load_items
 from .protocol import messages, run
 from .recordings import recordings
 
-__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
+__all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
+
+BENCHMARK = Benchmark(
+    NAME, run, aggregate, metric_keys,
+    suites=(Suite(NAME, "DecodingTrust stereotype bias", load_items),),
+    settings=(DT_SAMPLES,),
+    recordings=recordings,
+)

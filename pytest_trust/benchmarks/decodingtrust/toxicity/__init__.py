@@ -7,9 +7,18 @@ generates, ``perspective_api_evaluate.py`` scores with the Perspective API). Sco
 session's toxicity scorer (``pytest_trust.scorers``): Perspective, or an offline stand-in.
 """
 
+from ...spec import Benchmark, Suite
+from ..common import DT_SAMPLES
 from .aggregate import aggregate, metric_keys
 from .items import NAME, load_items
 from .protocol import messages, run
 from .recordings import recordings
 
-__all__ = ["NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
+__all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
+
+BENCHMARK = Benchmark(
+    NAME, run, aggregate, metric_keys,
+    suites=(Suite(NAME, "DecodingTrust toxicity", load_items),),
+    settings=(DT_SAMPLES,),
+    recordings=recordings,
+)
