@@ -9,7 +9,8 @@ tests/fault_server.py on 127.0.0.1, with a fake API key, a fake organisation and
 user, a password and an ``api-key`` query parameter. Transient faults hit the first attempt of every call;
 lasting ones every attempt; irregular answers are well-formed completions the benchmark must score as
 what they are. Two rows act on files: a recording run killed with SIGKILL, then replayed; a corrupt
-cassette, replayed, then repaired with rewrite.
+cassette, replayed, then repaired with rewrite. Two rows are about credentials: an endpoint whose 401 echoes the
+key it got (the run writes every report: JSON, JUnit XML, HTML, Markdown), and one that sets a cookie.
 
 Columns, counted from each run's JSON report, its output and the files it left:
   items      benchmark items in the run
@@ -19,7 +20,8 @@ Columns, counted from each run's JSON report, its output and the files it left:
   unclear    errored items whose message does not
   lost       items scored but without a recording on disk afterwards
   poisoned   recorded interactions that are not well-formed completions
-  secrets    places the fake key, organisation, user, password or query secret appear on disk
+  secrets    places the fake key, organisation, user, password, query secret or the endpoint's cookie appear
+             on disk or in the run's terminal output, and requests that sent the endpoint's cookie back
   crashes    runs that ended in an internal error, a traceback, or an unexpected exit status
 Exit status 1 when any of unclear, lost, poisoned, secrets or crashes is non-zero.
 """
@@ -27,6 +29,7 @@ Exit status 1 when any of unclear, lost, poisoned, secrets or crashes is non-zer
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import signal
@@ -41,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from conftest import HODOR_SUITE
-from fault_server import FaultServer
+from fault_server import SESSION_COOKIE, FaultServer
 
 from pytest_trust.errors import CorruptCassette
 from pytest_trust.recording.answers import completion_problem
@@ -50,7 +53,8 @@ from pytest_trust.recording.cassettes import read_cassette
 FAKE_KEY = "sk-drill-" + "K3y" * 14
 FAKE_ORG = "org-" + "Dr1llOrgan1sat10n" * 2
 USER, PASSWORD, QUERY_SECRET = "drilluser", "drillpassw0rd", "drillquerys3cret"
-SECRETS = (FAKE_KEY, FAKE_ORG, f"{USER}:", PASSWORD, QUERY_SECRET)
+BASIC = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()  # the Authorization header user:password@ makes
+SECRETS = (FAKE_KEY, FAKE_ORG, f"{USER}:", PASSWORD, QUERY_SECRET, BASIC, SESSION_COOKIE.partition("=")[2])
 MODEL = "drill"
 TRANSIENT = ["429", "429-retry-after", "500", "502", "503", "hang", "close",
              "malformed", "truncated", "html", "error-body", "empty-choices"]
@@ -118,7 +122,7 @@ def count(row: Row, project: Project, done: subprocess.CompletedProcess, expecte
             row.recovered += 1
             row.lost += item["id"] not in recorded
     row.poisoned += poisoned(project)
-    row.secrets += secrets_on_disk(project.path)
+    row.secrets += secrets_on_disk(project.path) + sum(secret in output for secret in SECRETS)
     return row
 
 
@@ -175,6 +179,32 @@ def lasting(base: Path, fault: str, n: int) -> Row:
                               url=credentialed(server.base_url))
     row = count(Row(f"lasting {fault}"), project, done, expected_codes=(1, 2))  # 2: the breaker stopped it
     row.items = row.affected = len(project.report()["items"])
+    return row
+
+
+def echoed_key(base: Path, n: int) -> Row:
+    """A lasting 401 whose message repeats the Authorization header, as some proxies do: the key goes in no report."""
+    project = Project(base, "echoed-key")
+    with FaultServer(lambda body: "Hodor") as server:
+        server.always = "401-echo-key"
+        done = project.pytest("--record-mode=once", "--trust-limit", str(n), "--junitxml", "junit.xml",
+                              "--trust-html", "report.html", "--trust-markdown", "report.md",
+                              url=f"{server.base_url}?api-key={QUERY_SECRET}")  # no user:password@: the key is sent
+    row = count(Row("endpoint echoes the key"), project, done, expected_codes=(1, 2),
+                clear_words=("/chat/completions failed after", "HTTP 401"))
+    row.items = row.affected = len(project.report()["items"])
+    return row
+
+
+def cookie(base: Path, n: int) -> Row:
+    """Every answer sets a cookie: the client must never send it back (nor keep it anywhere)."""
+    project = Project(base, "set-cookie")
+    with FaultServer(lambda body: "Hodor") as server:
+        server.always = "set-cookie"
+        done = project.pytest("--record-mode=once", "--trust-limit", str(n), url=credentialed(server.base_url))
+    row = count(Row("endpoint sets a cookie"), project, done)
+    row.items = row.affected = len(project.report()["items"])
+    row.secrets += sum("cookie" in headers for headers in server.headers)
     return row
 
 
@@ -252,6 +282,7 @@ def main() -> int:
         base = Path(tmp)
         plan = ([lambda f=f: transient(base, f, args.items) for f in TRANSIENT]
                 + [lambda f=f: lasting(base, f, args.items) for f in LASTING]
+                + [lambda: echoed_key(base, args.items), lambda: cookie(base, args.items)]
                 + [lambda k=k: irregular(base, k, args.items) for k in IRREGULAR]
                 + [lambda: dead_endpoint(base, 6), lambda: killed_run(base, 12), lambda: corrupt_cassette(base, 3)])
         for step in plan:
