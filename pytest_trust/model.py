@@ -5,7 +5,8 @@ credentials. Answers are ``Answer`` strings that carry their finish reason. Retr
 (honouring ``Retry-After``) and the per-request timeout are the openai client's own; a status-200
 answer that is not a completion is retried the same way (the transport turns it into a retryable
 502). An exchange that still fails raises ``ModelError`` naming the endpoint (a test ERROR, never
-recorded); after ``BREAKER`` failing calls in a row, ``EndpointDown`` stops the run.
+recorded); after ``BREAKER`` failing calls in a row, ``EndpointDown`` stops the run. The client keeps
+no cookie an endpoint sets.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from .errors import CassetteError, EndpointDown, ModelError
 from .items import Answer
 from .recording import Recorder, TrustTransport
 from .recording.batch import BatchQueue
+from .recording.capture import no_cookies
 from .recording.pacing import Pace
 from .recording.spread import Spread
 from .recording.transport import INVALID_ANSWER_HEADER
@@ -65,7 +67,8 @@ class Endpoint:
         """A client of the endpoint outside the recording layer, for its Files and Batches APIs."""
         base_url, query = self.client_url()
         return openai.OpenAI(base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "no-key",
-                             default_query=query or None, max_retries=self.max_retries, timeout=self.timeout)
+                             default_query=query or None, max_retries=self.max_retries, timeout=self.timeout,
+                             http_client=openai.DefaultHttpxClient(cookies=no_cookies(), timeout=self.timeout))
 
     def client_url(self) -> tuple[str, dict[str, str]]:
         """The base URL without its query string, and that query as the client's default query:
@@ -118,7 +121,7 @@ class Model:
             # The key comes from the environment only; a local server accepts any placeholder.
             api_key=os.environ.get("OPENAI_API_KEY") or "no-key",
             default_query=query or None,
-            http_client=httpx2.Client(transport=transport, timeout=endpoint.timeout),
+            http_client=httpx2.Client(transport=transport, timeout=endpoint.timeout, cookies=no_cookies()),
             max_retries=endpoint.max_retries if recording else 0,
             timeout=endpoint.timeout,
         )

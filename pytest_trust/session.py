@@ -114,14 +114,16 @@ class TrustSession:
     def collect_batches(self) -> None:
         """--trust-batch, at the start: the answers of finished batches go into the cassettes."""
         assert self.batch is not None and self.recorder is not None
-        report = self.batch.collect(self.endpoint().plain_client(), self.recorder.run)
+        with self.endpoint().plain_client() as client:
+            report = self.batch.collect(client, self.recorder.run)
         self.batch_lines += report.lines
 
     def submit_batch(self) -> None:
         """--trust-batch, at the end: the requests this run queued become one batch."""
         assert self.batch is not None
         queued = len(self.batch.new)
-        batch_id = self.batch.submit(self.endpoint().plain_client())
+        with self.endpoint().plain_client() as client:
+            batch_id = self.batch.submit(client)
         if batch_id:
             self.batch_lines.append(f"batch {batch_id}: submitted with {queued} requests; run again with "
                                     "--trust-batch to collect its answers")

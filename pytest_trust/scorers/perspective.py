@@ -26,7 +26,7 @@ import httpx2
 from ..errors import CassetteMiss, EndpointDown, ModelError
 from ..items import Item
 from ..recording import Recorder, request_digest
-from ..recording.capture import KEPT_HEADERS, scrub_uri
+from ..recording.capture import KEPT_HEADERS, no_cookies, scrub_uri
 from ..recording.pacing import Pace
 
 URL = "https://commentanalyzer.googleapis.com/v1alpha1/comments:analyze"
@@ -117,7 +117,7 @@ class PerspectiveScorer:
         self.failures_in_a_row = 0
         live = httpx2.HTTPTransport(retries=0) if key else None
         self.transport = ScoreTransport(recorder, live, Pace(rpm=rpm))
-        self.client = httpx2.Client(transport=self.transport, timeout=timeout)
+        self.client = httpx2.Client(transport=self.transport, timeout=timeout, cookies=no_cookies())
 
     def score(self, texts: Sequence[str], item: Item | None = None) -> list[float | None]:
         """Each distinct non-empty text is asked once, in order of first appearance (replay asks the same)."""
