@@ -27,7 +27,7 @@ def test_every_shape_the_audit_finds_is_redacted(line, kind):
 def test_the_runs_own_credentials_are_redacted_whatever_their_shape():
     environ = {"OPENAI_API_KEY": "plain-proxy-key", "OPENAI_ORG_ID": FAKE_ORG, "PERSPECTIVE_API_KEY": "pk-42a",
                "HOME": "/root"}
-    secrets = known(f"http://{USER}:{PASSWORD}@h:1/v1?api-key={QUERY_SECRET}&v=2", environ)
+    secrets = known(f"http://{USER}:{PASSWORD}@h:1/v1?api-key={QUERY_SECRET}&v=2", environ=environ)
     basic = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
     assert set(secrets) == {"plain-proxy-key", FAKE_ORG, "pk-42a", PASSWORD, QUERY_SECRET, basic}  # "2": too short
     text = f"refused plain-proxy-key and pk-42a, {PASSWORD}, Basic {basic}, ?api-key={QUERY_SECRET} for /root"
@@ -36,10 +36,10 @@ def test_the_runs_own_credentials_are_redacted_whatever_their_shape():
 
 
 def test_a_percent_encoded_password_is_known_in_both_forms():
-    assert {"p@ss:w0rd/", "p%40ss%3Aw0rd%2F"} <= set(known("http://u:p%40ss%3Aw0rd%2F@h/v1", {}))
+    assert {"p@ss:w0rd/", "p%40ss%3Aw0rd%2F"} <= set(known("http://u:p%40ss%3Aw0rd%2F@h/v1", environ={}))
 
 
 def test_prose_and_messages_without_credentials_are_left_as_they_are():
     for text in ("HTTP 503 (injected 503)", "the secret password is hunter2", "Bearer of bad news",
                  "connection failed (ConnectError: [Errno 111] Connection refused)", "naïve café ✓"):
-        assert redact(text, known(None, {})) == text
+        assert redact(text, known(environ={})) == text

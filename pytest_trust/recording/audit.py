@@ -18,6 +18,7 @@ from pathlib import Path
 
 SHOWN = 2  # characters of a secret a finding may show, after its fixed prefix
 MASK = "…"
+REDACTED = "[redacted]"  # what pytest_trust/redact.py leaves in a secret's place: a placeholder below
 
 HEADERS = ("authorization", "proxy-authorization", "api-key", "x-api-key", "x-goog-api-key", "openai-organization",
            "openai-project", "cookie", "set-cookie")
@@ -26,7 +27,8 @@ PARAMS = ("api-key", "api_key", "apikey", "key", "token", "access-token", "acces
           "x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature")
 # Values that stand for a credential in docs and examples rather than being one.
 _PLACEHOLDER = re.compile(
-    rb"(<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%[sd]|x+|\*+|\.+|-+|your[\w-]*|redacted|dummy|none|null|(?-i:[A-Z0-9]+(_[A-Z0-9]+)+))",
+    rb"(<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%[sd]|x+|\*+|\.+|-+|your[\w-]*|\[?redacted\]?|dummy|none|null|"
+    rb"(?-i:[A-Z0-9]+(_[A-Z0-9]+)+))",
     re.IGNORECASE,
 )
 _AUTH_SCHEME = re.compile(rb"^(bearer|basic|token|digest)\s+", re.IGNORECASE)
@@ -164,6 +166,13 @@ def _prefix(text: bytes) -> str:
     """What a finding shows before the secret: ``sk-``, ``authorization:``, ``api-key=``, ``https://``."""
     shown = re.sub(r"[\\\[\]\"'\s]+", " ", text.decode("utf-8", "replace"))  # no quoting or line breaks
     return re.sub(r"\s*[:,](?!//)\s*(-\s*)?", ": ", shown).lstrip("?&- ")
+
+
+def secret_spans(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of every credential-shaped secret in ``data``, sorted; they may overlap."""
+    lowered = data.lower()
+    return sorted((start, end) for shape in SHAPES for _, start, end in _hits(shape, data, lowered)
+                  if shape.check(data[start:end]))
 
 
 def scan_bytes(data: bytes) -> list[tuple[int, str, str]]:
