@@ -50,8 +50,9 @@ def play(trust, item: Item, hint: str | Callable[[], str]) -> Played:
         result = BENCHMARKS[item.benchmark].run(item, model)
     except (NotRecorded, Unavailable, Pending) as err:
         return Played(skipped=str(err))
-    except TrustError as err:
-        return Played(error=(ERROR_KINDS.get(type(err), "error"), str(err)), endpoint_down=isinstance(err, EndpointDown))
+    except TrustError as err:  # its message goes to the terminal and every report: redacted, whatever raised it
+        return Played(error=(ERROR_KINDS.get(type(err), "error"), trust.redacted(str(err))),
+                      endpoint_down=isinstance(err, EndpointDown))
     except Exception as err:  # noqa: BLE001 - a bug of ours: the item re-raises it with its traceback
         return Played(crash=err)
     finally:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import baseline as baselines
+from . import redact
 from .benchmarks import BENCHMARKS, SUITES
 from .data import DataStore
 from .data.item_cache import cached_items
@@ -110,6 +111,11 @@ class TrustSession:
     def endpoint(self) -> Endpoint:
         return Endpoint(self.config.base_url, timeout=self.config.timeout, max_retries=self.config.retries,
                         others=self.config.other_urls, rpm=self.config.rpm, tpm=self.config.tpm)
+
+    def redacted(self, text: str) -> str:
+        """``text`` without this run's credentials or anything credential-shaped: what an endpoint's error says
+        goes to the terminal and every report."""
+        return redact.redact(text, redact.known(self.config.base_url, *self.config.other_urls))
 
     def collect_batches(self) -> None:
         """--trust-batch, at the start: the answers of finished batches go into the cassettes."""
