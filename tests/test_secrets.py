@@ -147,7 +147,7 @@ def test_audit_checks_report_files_beside_folders(tmp_path, capsys):
     assert main(["audit", str(tmp_path / "cassettes"), str(report)]) == 1
     out, err = capsys.readouterr()
     assert f"{report}:1: bearer-token (Bearer sk…)" in out.splitlines() and FAKE_KEY not in out + err
-    assert "1 credential-shaped string(s) in 1 of 2 files" in err
+    assert "2 credential-shaped string(s) in 1 of 2 files" in err  # bearer-token and openai-key
     report.write_text(json.dumps({"error_message": "HTTP 401 (Incorrect API key provided: Bearer [redacted])"}))
     assert main(["audit", str(tmp_path / "cassettes"), str(report)]) == 0
     assert capsys.readouterr().out == f"no credential-shaped strings in 2 files under {tmp_path / 'cassettes'}, {report}\n"

@@ -1,7 +1,8 @@
-"""Credential-shaped strings in recorded files, found before they are committed or shared.
+"""Credential-shaped strings in recorded files and reports, found before they are committed or shared.
 
-Recording scrubs requests (headers by allow-list, userinfo and query off the URI), but a cassette can
-also be written by hand, by an importer or by an older version; the audit checks what is on disk.
+Recording scrubs requests (headers by allow-list, userinfo and query off the URI) and a run redacts the
+error text its reports show (redact.py), but a cassette can also be written by hand, by an importer or
+by an older version; the audit checks what is on disk.
 It matches the *shapes* of credentials (key prefixes, header names with a value, URL userinfo, query
 parameters named like secrets), never words: benchmark prompts and answers talk about passwords and
 secret keys all the time. A finding names the file, the line and the kind, and shows at most a
@@ -200,7 +201,10 @@ def scan_file(path: Path) -> list[Finding]:
 
 
 def files_under(root: Path) -> Iterator[Path]:
-    """Every regular file, hidden ones included (journals live under ``.journal/``), in a stable order."""
+    """Every regular file, hidden ones included (journals live under ``.journal/``), in a stable order; a
+    file given as ``root`` (a run's report) is itself the only one."""
+    if root.is_file():
+        yield root
     for directory, dirs, names in os.walk(root):
         dirs.sort()
         for name in sorted(names):
@@ -209,9 +213,10 @@ def files_under(root: Path) -> Iterator[Path]:
                 yield path
 
 
-def audit(root: Path) -> AuditReport:
+def audit(*roots: Path) -> AuditReport:
+    """Every file under each of ``roots`` (folders or files), scanned once."""
     report = AuditReport()
-    for path in files_under(root):
+    for path in dict.fromkeys(path for root in roots for path in files_under(root)):
         report.files += 1
         report.findings.extend(scan_file(path))
     return report
