@@ -37,14 +37,16 @@ def main(argv: list[str] | None = None) -> int:
     importer.add_argument("--only", action="append", choices=decodingtrust.PERSPECTIVES, metavar="PERSPECTIVE",
                           help="import only this perspective (repeatable; default: every perspective)")
     auditor = sub.add_parser(
-        "audit", help="list credential-shaped strings in recorded files before they are committed or shared",
-        description="Scan every file under DIR (cassettes, journals, anything) for credential-shaped strings: "
+        "audit", help="list credential-shaped strings in recorded files and reports before they are committed or shared",
+        description="Scan each FILE and every file under each DIR (cassettes, journals, a run's reports, anything) "
+                    "for credential-shaped strings: "
                     "API keys (OpenAI sk-/sk-proj-, Anthropic sk-ant-, Google AIza, AWS AKIA), OpenAI org ids, "
                     "Bearer tokens, Authorization/api-key/cookie headers with a value, user:password@ in URLs, "
                     "URL query parameters named like a key, token, secret, password or signature. Each finding "
                     "is printed as path:line: kind, with at most a masked prefix of the secret. Exit status 1 "
-                    "if anything is found, 0 if nothing is, 2 if DIR is not a directory.")
-    auditor.add_argument("dir", type=Path, metavar="DIR", help="folder to scan, e.g. cassettes")
+                    "if anything is found, 0 if nothing is, 2 if a path does not exist.")
+    auditor.add_argument("paths", type=Path, nargs="+", metavar="DIR|FILE",
+                         help="folders and files to scan, e.g. cassettes report.json")
     reports = sub.add_parser("report", help="work with the JSON reports runs wrote (--trust-report PATH)")
     report_sub = reports.add_subparsers(dest="report_command", required=True, metavar="compare|merge")
     comparer = report_sub.add_parser(
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "import":
         return _import(args)
     if args.command == "audit":
-        return _audit(args.dir)
+        return _audit(args.paths)
     root = model_dir(args.cassettes, args.model)
     if args.command == "merge":
         report = merge_journals(root)
@@ -211,20 +213,22 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _audit(root: Path) -> int:
-    if not root.is_dir():
-        print(f"pytest-trust audit: {root} is not a directory; pass the cassette folder, e.g. cassettes",
-              file=sys.stderr)
+def _audit(paths: list[Path]) -> int:
+    missing = [path for path in paths if not path.exists()]
+    if missing:
+        print(f"pytest-trust audit: {missing[0]}: no such file or directory; pass the cassette folder or a "
+              "report, e.g. cassettes", file=sys.stderr)
         return 2
-    report = audit(root)
+    report = audit(*paths)
+    where = ", ".join(map(str, paths))
     for finding in report.findings:
         print(finding)
     if report.findings:
         print(f"{len(report.findings)} credential-shaped string(s) in {len({f.path for f in report.findings})} of "
-              f"{report.files} files: remove them (or re-record) before committing or sharing {root}",
+              f"{report.files} files: remove them (or re-record) before committing or sharing {where}",
               file=sys.stderr)
         return 1
-    print(f"no credential-shaped strings in {report.files} files under {root}")
+    print(f"no credential-shaped strings in {report.files} files under {where}")
     return 0
 
 

@@ -5,7 +5,8 @@ credentials. Answers are ``Answer`` strings that carry their finish reason. Retr
 (honouring ``Retry-After``) and the per-request timeout are the openai client's own; a status-200
 answer that is not a completion is retried the same way (the transport turns it into a retryable
 502). An exchange that still fails raises ``ModelError`` naming the endpoint (a test ERROR, never
-recorded); after ``BREAKER`` failing calls in a row, ``EndpointDown`` stops the run.
+recorded), its credentials redacted (an endpoint may echo the key it refused); after ``BREAKER``
+failing calls in a row, ``EndpointDown`` stops the run. The client keeps no cookie an endpoint sets.
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ from .errors import CassetteError, EndpointDown, ModelError
 from .items import Answer
 from .recording import Recorder, TrustTransport
 from .recording.batch import BatchQueue
+from .recording.capture import no_cookies
 from .recording.pacing import Pace
 from .recording.spread import Spread
 from .recording.transport import INVALID_ANSWER_HEADER
+from .redact import known, redact
 from .system_prompt import apply as apply_system_prompt
 
 REPLAY_BASE_URL = "http://replay.invalid/v1"  # replay never connects; the host only fills the URL
@@ -65,7 +68,8 @@ class Endpoint:
         """A client of the endpoint outside the recording layer, for its Files and Batches APIs."""
         base_url, query = self.client_url()
         return openai.OpenAI(base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "no-key",
-                             default_query=query or None, max_retries=self.max_retries, timeout=self.timeout)
+                             default_query=query or None, max_retries=self.max_retries, timeout=self.timeout,
+                             http_client=openai.DefaultHttpxClient(cookies=no_cookies(), timeout=self.timeout))
 
     def client_url(self) -> tuple[str, dict[str, str]]:
         """The base URL without its query string, and that query as the client's default query:
@@ -77,8 +81,9 @@ class Endpoint:
 
 class Model:
     def __init__(self, name: str, client: openai.OpenAI, transport: TrustTransport, where: str = "",
-                 system_prompt: str | None = None) -> None:
+                 system_prompt: str | None = None, secrets: tuple[str, ...] = ()) -> None:
         self.name = name
+        self.secrets = secrets  # the run's credentials, redacted from failure messages
         self.system_prompt = system_prompt  # the deployment's, put in front of every request (system_prompt.py)
         self.client = client
         self.transport = transport
@@ -118,12 +123,13 @@ class Model:
             # The key comes from the environment only; a local server accepts any placeholder.
             api_key=os.environ.get("OPENAI_API_KEY") or "no-key",
             default_query=query or None,
-            http_client=httpx2.Client(transport=transport, timeout=endpoint.timeout),
+            http_client=httpx2.Client(transport=transport, timeout=endpoint.timeout, cookies=no_cookies()),
             max_retries=endpoint.max_retries if recording else 0,
             timeout=endpoint.timeout,
         )
         where = f"{endpoint.shown}/chat/completions" if recording else ""
-        return cls(name, client, transport, where, system_prompt)
+        secrets = known(endpoint.base_url, *endpoint.others) if recording else ()
+        return cls(name, client, transport, where, system_prompt, secrets)
 
     def chat(self, messages: Sequence[Message], **decoding: Any) -> Answer:
         return self._create(messages, decoding)[0]
@@ -170,7 +176,7 @@ class Model:
     def _failed(self, cause: str, retried: bool, endpoint_wide: bool) -> None:
         attempts = self.client.max_retries + 1 if retried else 1
         where = f"{self.where} " if self.where else "the model endpoint "
-        message = f"{where}failed after {attempts} attempt{'s' * (attempts > 1)}: {cause}"
+        message = f"{where}failed after {attempts} attempt{'s' * (attempts > 1)}: {redact(cause, self.secrets)}"
         if not endpoint_wide:  # one request's own problem (a 400): says nothing about the endpoint
             raise ModelError(message) from None
         self.failures_in_a_row += 1

@@ -54,8 +54,9 @@ def play(trust, item: Item, hint: str | Callable[[], str]) -> Played:
         raise
     except (NotRecorded, Unavailable, Pending) as err:
         played = Played(skipped=str(err))
-    except TrustError as err:
-        played = Played(error=_error(err), stops_run=isinstance(err, EndpointDown))
+    except TrustError as err:  # its message goes to the terminal and every report: redacted, whatever raised it
+        played = Played(error=(ERROR_KINDS.get(type(err), "error"), trust.redacted(str(err))),
+                        stops_run=isinstance(err, EndpointDown))
     except Exception as err:  # noqa: BLE001 - a bug of ours: the item re-raises it with its traceback
         played = Played(crash=err)
     finally:  # also on KeyboardInterrupt: what the item recorded so far is journaled

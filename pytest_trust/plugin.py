@@ -102,7 +102,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             try:
                 trust.collect_batches()
             except (openai.APIError, TrustError) as err:  # the batch records are kept for the next run
-                raise pytest.UsageError(f"--trust-batch: the endpoint's Files/Batches API failed: {err}") from None
+                raise pytest.UsageError("--trust-batch: the endpoint's Files/Batches API failed: "
+                                        + trust.redacted(str(err))) from None
 
 
 @pytest.hookimpl(wrapper=True)
@@ -346,8 +347,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         try:
             trust.submit_batch()
         except (openai.APIError, TrustError) as err:
-            trust.batch_lines.append(f"--trust-batch: no batch submitted, the endpoint's Files/Batches API failed "
-                                     f"({err}); the next run queues the requests again")
+            trust.batch_lines.append("--trust-batch: no batch submitted, the endpoint's Files/Batches API failed "
+                                     f"({trust.redacted(str(err))}); the next run queues the requests again")
             submitted = False
     trust.conclude()
     try:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import baseline as baselines
+from . import redact
 from .benchmarks import BENCHMARKS, SUITES
 from .data import DataStore
 from .data.item_cache import cached_items
@@ -112,17 +113,24 @@ class TrustSession:
         return Endpoint(self.config.base_url, timeout=self.config.timeout, max_retries=self.config.retries,
                         others=self.config.other_urls, rpm=self.config.rpm, tpm=self.config.tpm)
 
+    def redacted(self, text: str) -> str:
+        """``text`` without this run's credentials or anything credential-shaped: what an endpoint's error says
+        goes to the terminal and every report."""
+        return redact.redact(text, redact.known(self.config.base_url, *self.config.other_urls))
+
     def collect_batches(self) -> None:
         """--trust-batch, at the start: the answers of finished batches go into the cassettes."""
         assert self.batch is not None and self.recorder is not None
-        report = self.batch.collect(self.endpoint().plain_client(), self.recorder.run)
+        with self.endpoint().plain_client() as client:
+            report = self.batch.collect(client, self.recorder.run)
         self.batch_lines += report.lines
 
     def submit_batch(self) -> None:
         """--trust-batch, at the end: the requests this run queued become one batch."""
         assert self.batch is not None
         queued = len(self.batch.new)
-        batch_id = self.batch.submit(self.endpoint().plain_client())
+        with self.endpoint().plain_client() as client:
+            batch_id = self.batch.submit(client)
         if batch_id:
             self.batch_lines.append(f"batch {batch_id}: submitted with {queued} requests; run again with "
                                     "--trust-batch to collect its answers")

@@ -16,7 +16,9 @@ beside a corrupt cassette, then a rewrite (the fresh answer must win, whatever t
 cassette folder that fills up while recording (a small tmpfs, then enlarged and replayed) and one that is
 read-only (a read-only tmpfs), where the two mounts need root (without it those rows say "not tried"); a
 recording run under --trust-concurrency 4 interrupted with SIGINT (Ctrl-C), which must end within 5 s with
-pytest's status 2 (interrupted), then replayed.
+pytest's status 2 (interrupted), then replayed. Two rows are about credentials: an endpoint whose 401
+echoes the key it got (the run writes every report: JSON, JUnit XML, HTML, Markdown), and one that sets a
+cookie.
 
 Columns, counted from each run's JSON report, its output and the files it left:
   items      benchmark items in the run
@@ -27,7 +29,8 @@ Columns, counted from each run's JSON report, its output and the files it left:
   uncounted  irregular answers (empty, cut, withheld) scored but not counted in the report
   lost       items scored, or journaled before a kill or an interrupt, without a recording on disk afterwards
   poisoned   recorded interactions that are not well-formed completions, or an older answer that won
-  secrets    places the fake key, organisation, user, password or query secret appear on disk
+  secrets    places the fake key, organisation, user, password, query secret or the endpoint's cookie appear
+             on disk or in the run's terminal output, and requests that sent the endpoint's cookie back
   crashes    runs that ended in an internal error, a traceback, or an unexpected exit status; an
              interrupted run also when it took more than 5 s to end
 Exit status 1 when any of unclear, uncounted, lost, poisoned, secrets or crashes is non-zero.
@@ -36,6 +39,7 @@ Exit status 1 when any of unclear, uncounted, lost, poisoned, secrets or crashes
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
 import signal
@@ -52,7 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from conftest import HODOR_SUITE
-from fault_server import FaultServer
+from fault_server import SESSION_COOKIE, FaultServer
 
 from pytest_trust.errors import CorruptCassette
 from pytest_trust.recording.answers import completion_problem
@@ -61,7 +65,8 @@ from pytest_trust.recording.cassettes import read_cassette
 FAKE_KEY = "sk-drill-" + "K3y" * 14
 FAKE_ORG = "org-" + "Dr1llOrgan1sat10n" * 2
 USER, PASSWORD, QUERY_SECRET = "drilluser", "drillpassw0rd", "drillquerys3cret"
-SECRETS = (FAKE_KEY, FAKE_ORG, f"{USER}:", PASSWORD, QUERY_SECRET)
+BASIC = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()  # the Authorization header user:password@ makes
+SECRETS = (FAKE_KEY, FAKE_ORG, f"{USER}:", PASSWORD, QUERY_SECRET, BASIC, SESSION_COOKIE.partition("=")[2])
 MODEL = "drill"
 UNSTORABLE = ["lone-surrogate", "invalid-utf8", "oversized"]
 TRANSIENT = ["429", "429-retry-after", "500", "502", "503", "hang", "close",
@@ -134,7 +139,7 @@ def count(row: Row, project: Project, done: subprocess.CompletedProcess, expecte
             row.recovered += 1
             row.lost += item["id"] not in recorded
     row.poisoned += poisoned(project)
-    row.secrets += secrets_on_disk(project.path)
+    row.secrets += secrets_on_disk(project.path) + sum(secret in output for secret in SECRETS)
     return row
 
 
@@ -191,6 +196,32 @@ def lasting(base: Path, fault: str, n: int) -> Row:
                               url=credentialed(server.base_url))
     row = count(Row(f"lasting {fault}"), project, done, expected_codes=(1, 2))  # 2: the breaker stopped it
     row.items = row.affected = len(project.report()["items"])
+    return row
+
+
+def echoed_key(base: Path, n: int) -> Row:
+    """A lasting 401 whose message repeats the Authorization header, as some proxies do: the key goes in no report."""
+    project = Project(base, "echoed-key")
+    with FaultServer(lambda body: "Hodor") as server:
+        server.always = "401-echo-key"
+        done = project.pytest("--record-mode=once", "--trust-limit", str(n), "--junitxml", "junit.xml",
+                              "--trust-html", "report.html", "--trust-markdown", "report.md",
+                              url=f"{server.base_url}?api-key={QUERY_SECRET}")  # no user:password@: the key is sent
+    row = count(Row("endpoint echoes the key"), project, done, expected_codes=(1, 2),
+                clear_words=("/chat/completions failed after", "HTTP 401"))
+    row.items = row.affected = len(project.report()["items"])
+    return row
+
+
+def cookie(base: Path, n: int) -> Row:
+    """Every answer sets a cookie: the client must never send it back (nor keep it anywhere)."""
+    project = Project(base, "set-cookie")
+    with FaultServer(lambda body: "Hodor") as server:
+        server.always = "set-cookie"
+        done = project.pytest("--record-mode=once", "--trust-limit", str(n), url=credentialed(server.base_url))
+    row = count(Row("endpoint sets a cookie"), project, done)
+    row.items = row.affected = len(project.report()["items"])
+    row.secrets += sum("cookie" in headers for headers in server.headers)
     return row
 
 
@@ -409,6 +440,8 @@ def main() -> int:
         base = Path(tmp)
         plan = ([(f"transient {f}", lambda f=f: transient(base, f, args.items)) for f in TRANSIENT]
                 + [(f"lasting {f}", lambda f=f: lasting(base, f, args.items)) for f in LASTING]
+                + [("echoes the key", lambda: echoed_key(base, args.items)),
+                   ("sets a cookie", lambda: cookie(base, args.items))]
                 + [(f"answer {k}", lambda k=k: irregular(base, k, args.items)) for k in IRREGULAR]
                 + [("endpoint down", lambda: dead_endpoint(base, 6)), ("killed", lambda: killed_run(base, 12)),
                    ("Ctrl-C", lambda: interrupted_run(base, 30))]

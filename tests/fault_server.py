@@ -13,6 +13,11 @@ same server measures concurrent recording. Faults are named as the failures met 
                          stored faithfully: "\\ud800" in it, bytes that are not UTF-8, 3 MB of text
     empty-content, null-content, length, content_filter, tool_calls
                          well-formed completions a benchmark must score as what they are
+    401-echo-key         401 whose message echoes the request's Authorization header, as some proxies do
+                         (as ``always``, the Files and Batches APIs answer so too)
+    set-cookie           a well-formed completion with a ``Set-Cookie: session=...`` header
+
+``headers`` keeps each completion request's headers, so a test can check what the client sent back.
 """
 
 from __future__ import annotations
@@ -31,8 +36,10 @@ STATUS_FAULTS = {"429": 429, "429-retry-after": 429, "500": 500, "502": 502, "50
 BROKEN_200 = {"malformed", "truncated", "html", "error-body", "empty-choices"}
 UNSTORABLE = {"lone-surrogate", "invalid-utf8", "oversized"}
 IRREGULAR_ANSWERS = {"empty-content", "null-content", "length", "content_filter", "tool_calls"}
-FAULTS = set(STATUS_FAULTS) | BROKEN_200 | UNSTORABLE | IRREGULAR_ANSWERS | {"hang", "close"}
+FAULTS = set(STATUS_FAULTS) | BROKEN_200 | UNSTORABLE | IRREGULAR_ANSWERS | {"hang", "close", "401-echo-key",
+                                                                         "set-cookie"}
 OVERSIZED_BYTES = 3 * 1024 * 1024
+SESSION_COOKIE = "session=fault-s3ss10n-c00kie"
 
 
 def completion(body: dict, texts: list[str | None], finish_reason: str = "stop",
@@ -58,6 +65,7 @@ class FaultServer:
         self.faults: deque[str] = deque()
         self.requests: list[dict] = []
         self.paths: list[str] = []  # request paths with their query strings
+        self.headers: list[dict[str, str]] = []  # each request's headers, names lower-cased
         self.served: list[str] = []  # the fault (or "ok") each request got, in arrival order
         self.in_flight = self.max_in_flight = 0  # requests being answered at once, and the most seen
         # A fake of the OpenAI Files and Batches APIs: a batch stays in_progress for `batch_polls`
@@ -77,10 +85,11 @@ class FaultServer:
         assert not unknown, f"unknown faults {unknown}"
         self.faults.extend(faults)
 
-    def _next_fault(self, body: dict, path: str) -> str:
+    def _next_fault(self, body: dict, path: str, headers: dict[str, str]) -> str:
         with self._lock:
             self.requests.append(body)
             self.paths.append(path)
+            self.headers.append(headers)
             if self.faults:
                 fault = self.faults.popleft()
             elif self.cycle:
@@ -98,7 +107,9 @@ class FaultServer:
 
             def do_GET(self) -> None:
                 path = self.path.split("?")[0]
-                if path.startswith("/v1/batches/"):
+                if server.always == "401-echo-key":
+                    self._refuse_key()
+                elif path.startswith("/v1/batches/"):
                     self._send(200, json.dumps(server._poll(path.rsplit("/", 1)[1])).encode())
                 elif path.startswith("/v1/files/") and path.endswith("/content"):
                     self._send(200, server.files[path.split("/")[3]], content_type="application/jsonl")
@@ -108,6 +119,9 @@ class FaultServer:
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers["content-length"]))
                 path = self.path.split("?")[0]
+                if server.always == "401-echo-key" and path in ("/v1/files", "/v1/batches"):
+                    self._refuse_key()
+                    return
                 if path == "/v1/files":
                     file_id = f"file-{len(server.files)}"
                     server.files[file_id] = _uploaded(self.headers["content-type"], raw)
@@ -118,7 +132,7 @@ class FaultServer:
                     self._send(200, json.dumps(server._create_batch(json.loads(raw))).encode())
                     return
                 body = json.loads(raw)
-                fault = server._next_fault(body, self.path)
+                fault = server._next_fault(body, self.path, {k.lower(): v for k, v in self.headers.items()})
                 with server._lock:
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
@@ -136,6 +150,11 @@ class FaultServer:
                     headers = {"retry-after": "0"} if fault == "429-retry-after" else {}
                     error = {"error": {"message": f"injected {fault}", "type": "server_error", "code": fault}}
                     self._send(STATUS_FAULTS[fault], json.dumps(error).encode(), headers=headers)
+                elif fault == "401-echo-key":
+                    self._refuse_key()
+                elif fault == "set-cookie":
+                    self._send(200, json.dumps(completion(body, texts)).encode(),
+                               headers={"set-cookie": f"{SESSION_COOKIE}; Path=/; HttpOnly"})
                 elif fault == "hang":
                     time.sleep(server.hang_seconds)
                     self._send(200, json.dumps(completion(body, texts)).encode())
@@ -152,6 +171,11 @@ class FaultServer:
                     self._send(200, json.dumps(_irregular(fault, body, texts)).encode())
                 else:
                     self._send(200, json.dumps(completion(body, texts)).encode())
+
+            def _refuse_key(self) -> None:
+                echoed = f"Incorrect API key provided: {self.headers.get('authorization', '')}"
+                error = {"error": {"message": echoed, "type": "invalid_request_error", "code": "invalid_api_key"}}
+                self._send(401, json.dumps(error).encode())
 
             def _send(self, status: int, data: bytes, headers: dict | None = None,
                       content_type: str = "application/json", length: int | None = None) -> None:

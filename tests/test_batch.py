@@ -79,3 +79,22 @@ def test_batch_mode_needs_a_recording_mode_and_one_process(pytester):
         assert run(pytester, server, "x", "--trust-batch").ret == pytest.ExitCode.USAGE_ERROR
         assert run(pytester, server, "x", "--trust-batch", "--record-mode=once", "-n", "2").ret == \
             pytest.ExitCode.USAGE_ERROR
+
+
+def test_a_key_the_files_and_batches_apis_echo_reaches_no_message(pytester, monkeypatch):
+    key = "sk-batch-" + "Z9yX8wV7uT6sR5qP4oN3mL2k"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    pytester.makepyfile(test_suite=HODOR_SUITE)
+    with FaultServer(reply) as server:
+        server.always = "401-echo-key"  # the submission at the end is refused
+        refused = run(pytester, server, "batched", "--record-mode=new_episodes", "--trust-batch")
+        server.always = None
+        run(pytester, server, "batched", "--record-mode=new_episodes", "--trust-batch")  # submitted
+        server.always = "401-echo-key"  # the collection at the start is refused
+        collecting = run(pytester, server, "batched", "--record-mode=new_episodes", "--trust-batch")
+    assert ("--trust-batch: no batch submitted, the endpoint's Files/Batches API failed (Error code: 401 - "
+            "Incorrect API key provided: Bearer [redacted])") in refused.stdout.str()
+    assert collecting.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--trust-batch: the endpoint's Files/Batches API failed" in collecting.stderr.str()
+    for result in (refused, collecting):
+        assert key not in result.stdout.str() + result.stderr.str()

@@ -460,6 +460,8 @@ class PerspectiveServer:
                     self._send(429, {"error": {"code": 429, "message": "Quota exceeded"}}, {"retry-after": "0"})
                 elif fault in ("503", "400", "401"):
                     self._send(int(fault), {"error": {"code": int(fault), "message": f"injected {fault}"}})
+                elif fault == "403-echo-key":  # a proxy's refusal that repeats the key it was given
+                    self._send(403, {"error": {"code": 403, "message": f"key {self.path.partition('key=')[2]} refused"}})
                 elif fault == "bad":
                     self._send(200, {"languages": ["en"]})
                 else:
@@ -558,6 +560,14 @@ def test_a_bad_key_is_not_retried(server):
     with pytest.raises(ModelError, match=r"after 1 attempt: HTTP 401 \(injected 401\)"):
         client(server, []).score(["a"])
     assert len(server.requests) == 1
+
+
+def test_a_key_the_endpoint_echoes_is_redacted_from_the_error(server):
+    server.faults.append("403-echo-key")
+    with pytest.raises(ModelError) as raised:
+        client(server, []).score(["a"])
+    assert server.requests[0][1].endswith(f"?key={KEY}")
+    assert str(raised.value) == "the Perspective API failed after 1 attempt: HTTP 403 (key [redacted] refused)"
 
 
 def test_recorded_scores_replay_offline_and_the_key_is_never_on_disk(server, tmp_path):

@@ -140,6 +140,39 @@ def test_a_dead_endpoint_is_named_in_the_error(tmp_path):
     assert "pw" not in str(raised.value) and "api-key" not in str(raised.value)
 
 
+def test_a_key_the_endpoint_echoes_in_its_error_is_redacted_from_the_message(tmp_path, monkeypatch):
+    key = "proxy-key-that-has-no-known-shape"  # only its exact value can find it
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    with FaultServer() as server:
+        server.always = "401-echo-key"
+        recorder, model = connect(tmp_path, server.base_url, retries=0)
+        errors = []
+        for n in range(BREAKER):
+            with pytest.raises(ModelError) as raised:
+                ask(recorder, model, item=f"item/{n}")
+            errors.append(str(raised.value))
+        model.close()
+    assert server.headers[0]["authorization"] == f"Bearer {key}"  # the endpoint did echo it
+    assert errors[0] == (f"{server.base_url}/chat/completions failed after 1 attempt: "
+                         "HTTP 401 (Incorrect API key provided: Bearer [redacted])")
+    assert "calls in a row failed" in errors[-1]  # EndpointDown's message too
+    assert not [e for e in errors if key in e]
+
+
+def test_a_cookie_the_endpoint_sets_is_never_sent_back(tmp_path):
+    with FaultServer() as server:
+        server.push("set-cookie", "ok")
+        recorder, model = connect(tmp_path, server.base_url)
+        assert ask(recorder, model, item="item/1") == ask(recorder, model, item="item/2") == "ok"
+        model.close()
+        server.push("set-cookie", "ok")  # nor by the client of the Files and Batches APIs
+        with Endpoint(server.base_url).plain_client() as plain:
+            for _ in range(2):
+                plain.chat.completions.create(model="m", messages=MESSAGES)
+    assert server.served == ["set-cookie", "ok"] * 2
+    assert [headers.get("cookie") for headers in server.headers] == [None] * 4
+
+
 def test_a_query_string_in_the_base_url_reaches_the_endpoint_and_keeps_the_path(tmp_path):
     with FaultServer() as server:
         recorder, model = connect(tmp_path, server.base_url + "?api-version=2024-06-01&api-key=Q")

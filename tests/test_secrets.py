@@ -1,11 +1,14 @@
 """No credential reaches a recorded file, and `pytest-trust audit` finds any that did.
 
 The end-to-end tests record against a real HTTP server (tests/canned_server.py) with a fake key, a
-fake organisation id and credentials in the base URL, then read every byte the run left on disk.
+fake organisation id and credentials in the base URL, then read every byte the run left on disk; one
+records from an endpoint that echoes the key in its error (tests/fault_server.py) and reads every report
+and the terminal output.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from pathlib import Path
@@ -15,6 +18,7 @@ import httpx2
 import pytest
 from canned_server import CannedServer
 from conftest import HODOR_SUITE
+from fault_server import FaultServer
 from vcr.request import Request
 
 from pytest_trust.cli import main
@@ -24,12 +28,13 @@ from pytest_trust.recording.capture import LiveCapture, _scrub_request, scrub_ur
 FAKE_KEY = "sk-test-" + "Q7vR2mX9kL4pZ8wN3bT6yH1cJ5dF0gS2aE7uI4oP"  # 40 key characters after sk-test-
 FAKE_ORG = "org-" + "Vx3Kq9Lm2Np7Rt5Wz8Bc4Df6"
 USER, PASSWORD, QUERY_SECRET = "someuser", "s3cretpw", "QUERYSECRET123"
-NEVER_ON_DISK = (FAKE_KEY, FAKE_ORG, PASSWORD, f"{USER}:", QUERY_SECRET)
+BASIC = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()  # the Authorization httpx sends for user:pw@
+NEVER_ON_DISK = (FAKE_KEY, FAKE_ORG, PASSWORD, f"{USER}:", QUERY_SECRET, BASIC)
 
 
 # --- the scanner -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("line", "kind"), [
+SHAPED = [  # a line of each credential shape, and the kind the audit names it
     (f"key = {FAKE_KEY}", "openai-key"),
     ("OPENAI_API_KEY=sk-proj-Ab12Cd34Ef56Gh78Ij90KlMnOpQr", "openai-key"),
     ("ANTHROPIC_API_KEY=sk-ant-api03-Ab12Cd34Ef56Gh78Ij90KlMnOpQr", "anthropic-key"),
@@ -50,7 +55,10 @@ NEVER_ON_DISK = (FAKE_KEY, FAKE_ORG, PASSWORD, f"{USER}:", QUERY_SECRET)
     ("https://bucket.example/o?se=2024&sig=AbC%2Bd12", "url-query-credential"),
     ("aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "aws-access-key-id"),
     ("GOOGLE_API_KEY=AIzaSyA-1234567890abcdefghijklmnopqrstu", "google-api-key"),
-])
+]
+
+
+@pytest.mark.parametrize(("line", "kind"), SHAPED)
 def test_each_credential_shape_is_found(line, kind):
     found = scan_bytes(f"first line\n{line}\n".encode())
     assert (2, kind) in [(n, k) for n, k, _ in found]
@@ -65,6 +73,7 @@ def test_each_credential_shape_is_found(line, kind):
     "https://api.example.com/v1/search?q=password&page=2 and http://127.0.0.1:8080/v1/chat/completions",
     'curl "https://h.example/?key=YOUR_API_KEY" -H "Authorization: Bearer <token>" -H "api-key: ${API_KEY}"',
     "postgres://user:<password>@localhost/db",
+    '{"authorization": "[redacted]", "error": "Bearer [redacted]", "url": "http://h/v1?api-key=[redacted]"}',
     '{"headers": {"content-type": ["application/json"]}, "uri": "http://127.0.0.1:18080/v1/chat/completions"}',
 ])
 def test_prose_and_placeholders_are_not_flagged(text):
@@ -127,7 +136,21 @@ def test_audit_command_exit_status_and_output(tmp_path, capsys):
     assert out == f"{tmp_path / 'sub' / 'b.txt'}:3: openai-key (sk-te…)\n"
     assert "1 credential-shaped string(s) in 1 of 2 files" in err and FAKE_KEY not in out + err
     assert main(["audit", str(tmp_path / "missing")]) == 2
-    assert "missing is not a directory" in capsys.readouterr().err
+    assert "missing: no such file or directory" in capsys.readouterr().err
+
+
+def test_audit_checks_report_files_beside_folders(tmp_path, capsys):
+    (tmp_path / "cassettes").mkdir()
+    (tmp_path / "cassettes" / "a.json").write_text('{"content": "the secret password is hunter2"}\n')
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"error_message": f"HTTP 401 (Incorrect API key provided: Bearer {FAKE_KEY})"}))
+    assert main(["audit", str(tmp_path / "cassettes"), str(report)]) == 1
+    out, err = capsys.readouterr()
+    assert f"{report}:1: bearer-token (Bearer sk…)" in out.splitlines() and FAKE_KEY not in out + err
+    assert "2 credential-shaped string(s) in 1 of 2 files" in err  # bearer-token and openai-key
+    report.write_text(json.dumps({"error_message": "HTTP 401 (Incorrect API key provided: Bearer [redacted])"}))
+    assert main(["audit", str(tmp_path / "cassettes"), str(report)]) == 0
+    assert capsys.readouterr().out == f"no credential-shaped strings in 2 files under {tmp_path / 'cassettes'}, {report}\n"
 
 
 # --- what recording writes ---------------------------------------------------------------------
@@ -268,3 +291,30 @@ def test_audit_flags_a_leaked_key_in_a_recorded_folder(pytester, credentials, ca
     out = capsys.readouterr().out
     assert f"{leaked}:1: openai-key (sk-te…)" in out.splitlines()
     assert FAKE_KEY not in out
+
+
+# --- what a run shows and writes: an endpoint that echoes the key -------------------------------
+
+REPORTS = {"--trust-report": "r.json", "--junitxml": "j.xml", "--trust-html": "r.html", "--trust-markdown": "r.md"}
+
+
+@pytest.mark.parametrize("userinfo", [False, True], ids=["bearer-key", "basic-userinfo"])
+def test_a_key_the_endpoint_echoes_reaches_no_report_and_not_the_terminal(pytester, credentials, capsys, userinfo):
+    pytester.makepyfile(test_suite=HODOR_SUITE)
+    with FaultServer(lambda body: "Hodor") as server:
+        server.always = "401-echo-key"
+        base = server.base_url.replace("http://", f"http://{USER}:{PASSWORD}@") if userinfo else server.base_url
+        reports = [arg for option, name in REPORTS.items() for arg in (option, name)]
+        result = run(pytester, "--record-mode=once", "--trust-base-url", f"{base}?api-key={QUERY_SECRET}",
+                     "--trust-limit", "2", "--trust-retries", "0", *reports)
+    assert server.headers[0]["authorization"] == (f"Basic {BASIC}" if userinfo else f"Bearer {FAKE_KEY}")
+    result.assert_outcomes(errors=2)
+    assert all((pytester.path / name).is_file() for name in REPORTS.values())
+    output = result.stdout.str() + result.stderr.str()
+    assert leaks_on_disk(pytester.path) == [] and [s for s in NEVER_ON_DISK if s in output] == []
+    items = json.loads((pytester.path / "r.json").read_text())["items"]
+    echoed = f"{'Basic' if userinfo else 'Bearer'} [redacted]"
+    assert [i["error_message"] for i in items] == [
+        f"{server.base_url}/chat/completions failed after 1 attempt: HTTP 401 (Incorrect API key provided: {echoed})"] * 2
+    capsys.readouterr()
+    assert main(["audit", *(str(pytester.path / name) for name in REPORTS.values())]) == 0, capsys.readouterr().out

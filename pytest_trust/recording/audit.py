@@ -1,7 +1,8 @@
-"""Credential-shaped strings in recorded files, found before they are committed or shared.
+"""Credential-shaped strings in recorded files and reports, found before they are committed or shared.
 
-Recording scrubs requests (headers by allow-list, userinfo and query off the URI), but a cassette can
-also be written by hand, by an importer or by an older version; the audit checks what is on disk.
+Recording scrubs requests (headers by allow-list, userinfo and query off the URI) and a run redacts the
+error text its reports show (redact.py), but a cassette can also be written by hand, by an importer or
+by an older version; the audit checks what is on disk.
 It matches the *shapes* of credentials (key prefixes, header names with a value, URL userinfo, query
 parameters named like secrets), never words: benchmark prompts and answers talk about passwords and
 secret keys all the time. A finding names the file, the line and the kind, and shows at most a
@@ -18,6 +19,7 @@ from pathlib import Path
 
 SHOWN = 2  # characters of a secret a finding may show, after its fixed prefix
 MASK = "…"
+REDACTED = "[redacted]"  # what pytest_trust/redact.py leaves in a secret's place: a placeholder below
 
 HEADERS = ("authorization", "proxy-authorization", "api-key", "x-api-key", "x-goog-api-key", "openai-organization",
            "openai-project", "cookie", "set-cookie")
@@ -26,7 +28,8 @@ PARAMS = ("api-key", "api_key", "apikey", "key", "token", "access-token", "acces
           "x-amz-signature", "x-amz-credential", "x-amz-security-token", "x-goog-signature")
 # Values that stand for a credential in docs and examples rather than being one.
 _PLACEHOLDER = re.compile(
-    rb"(<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%[sd]|x+|\*+|\.+|-+|your[\w-]*|redacted|dummy|none|null|(?-i:[A-Z0-9]+(_[A-Z0-9]+)+))",
+    rb"(<[^>]*>|\{[^}]*\}|\$\{?\w+\}?|%[sd]|x+|\*+|\.+|-+|your[\w-]*|\[?redacted\]?|dummy|none|null|"
+    rb"(?-i:[A-Z0-9]+(_[A-Z0-9]+)+))",
     re.IGNORECASE,
 )
 _AUTH_SCHEME = re.compile(rb"^(bearer|basic|token|digest)\s+", re.IGNORECASE)
@@ -166,6 +169,13 @@ def _prefix(text: bytes) -> str:
     return re.sub(r"\s*[:,](?!//)\s*(-\s*)?", ": ", shown).lstrip("?&- ")
 
 
+def secret_spans(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of every credential-shaped secret in ``data``, sorted; they may overlap."""
+    lowered = data.lower()
+    return sorted((start, end) for shape in SHAPES for _, start, end in _hits(shape, data, lowered)
+                  if shape.check(data[start:end]))
+
+
 def scan_bytes(data: bytes) -> list[tuple[int, str, str]]:
     """(line, kind, masked) for every credential-shaped string in ``data``, once per line and kind."""
     lowered = data.lower()
@@ -191,7 +201,10 @@ def scan_file(path: Path) -> list[Finding]:
 
 
 def files_under(root: Path) -> Iterator[Path]:
-    """Every regular file, hidden ones included (journals live under ``.journal/``), in a stable order."""
+    """Every regular file, hidden ones included (journals live under ``.journal/``), in a stable order; a
+    file given as ``root`` (a run's report) is itself the only one."""
+    if root.is_file():
+        yield root
     for directory, dirs, names in os.walk(root):
         dirs.sort()
         for name in sorted(names):
@@ -200,9 +213,10 @@ def files_under(root: Path) -> Iterator[Path]:
                 yield path
 
 
-def audit(root: Path) -> AuditReport:
+def audit(*roots: Path) -> AuditReport:
+    """Every file under each of ``roots`` (folders or files), scanned once."""
     report = AuditReport()
-    for path in files_under(root):
+    for path in dict.fromkeys(path for root in roots for path in files_under(root)):
         report.files += 1
         report.findings.extend(scan_file(path))
     return report

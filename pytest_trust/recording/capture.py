@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import ExitStack
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -23,6 +24,12 @@ from vcr.serializers import compat
 # cookies), client fingerprints (user-agent, x-stainless-*), organisation ids and request ids
 # can never be written, whatever a provider adds.
 KEPT_HEADERS = frozenset({"content-type"})
+
+
+def no_cookies() -> CookieJar:
+    """The cookie jar of every live client: it accepts none. A cookie an endpoint (or its proxy, its load
+    balancer) sets would otherwise go back with every later request: a credential nobody gave the run."""
+    return CookieJar(DefaultCookiePolicy(allowed_domains=[]))
 
 
 class _NoDisk:

@@ -26,8 +26,9 @@ import httpx2
 from ..errors import CassetteMiss, EndpointDown, ModelError
 from ..items import Item
 from ..recording import Recorder, request_digest
-from ..recording.capture import KEPT_HEADERS, scrub_uri
+from ..recording.capture import KEPT_HEADERS, no_cookies, scrub_uri
 from ..recording.pacing import Pace
+from ..redact import redact
 
 URL = "https://commentanalyzer.googleapis.com/v1alpha1/comments:analyze"
 KEY_VARIABLE = "PERSPECTIVE_API_KEY"  # the only place the key is read from
@@ -117,7 +118,7 @@ class PerspectiveScorer:
         self.failures_in_a_row = 0
         live = httpx2.HTTPTransport(retries=0) if key else None
         self.transport = ScoreTransport(recorder, live, Pace(rpm=rpm))
-        self.client = httpx2.Client(transport=self.transport, timeout=timeout)
+        self.client = httpx2.Client(transport=self.transport, timeout=timeout, cookies=no_cookies())
 
     def score(self, texts: Sequence[str], item: Item | None = None) -> list[float | None]:
         """Each distinct non-empty text is asked once, in order of first appearance (replay asks the same)."""
@@ -163,6 +164,7 @@ class PerspectiveScorer:
 
     def _failed(self, cause: str, attempts: int) -> None:
         self.failures_in_a_row += 1
+        cause = redact(cause, (self.key,))  # a proxy's refusal may repeat the key it got
         message = f"the Perspective API failed after {attempts} attempt{'s' * (attempts > 1)}: {cause}"
         if self.failures_in_a_row >= BREAKER:
             raise EndpointDown(f"{message}; {self.failures_in_a_row} texts in a row failed, so the run stops here: "
