@@ -54,19 +54,18 @@ def play(trust, item: Item, hint: str | Callable[[], str]) -> Played:
         raise
     except (NotRecorded, Unavailable, Pending) as err:
         played = Played(skipped=str(err))
-    except TrustError as err:  # its message goes to the terminal and every report: redacted, whatever raised it
-        played = Played(error=(ERROR_KINDS.get(type(err), "error"), trust.redacted(str(err))),
-                        stops_run=isinstance(err, EndpointDown))
+    except TrustError as err:
+        played = Played(error=_error(err, trust), stops_run=isinstance(err, EndpointDown))
     except Exception as err:  # noqa: BLE001 - a bug of ours: the item re-raises it with its traceback
         played = Played(crash=err)
-    finally:  # also on KeyboardInterrupt: what the item recorded so far is journaled
+    finally:  # the tape is closed whatever came of it (after Ctrl-C the sealed journal takes nothing)
         not_saved = _end(recorder)
     if model is not None:  # this item's counts, taken whatever came of it, so the next item starts from none
         irregular = model.take_irregular()
         if played.result is not None and irregular:
             played = played._replace(irregular=irregular)
     if not_saved is not None:  # its answers are lost with the journal line: the item has no result
-        return Played(error=_error(not_saved), stops_run=True)
+        return Played(error=_error(not_saved, trust), stops_run=True)
     return played
 
 
@@ -78,5 +77,7 @@ def _end(recorder) -> NotSaved | None:
     return None
 
 
-def _error(err: TrustError) -> tuple[str, str]:
-    return ERROR_KINDS.get(type(err), "error"), str(err)
+def _error(err: TrustError, trust) -> tuple[str, str]:
+    """The error's kind and message; the message goes to the terminal and every report: redacted, whatever raised
+    it."""
+    return ERROR_KINDS.get(type(err), "error"), trust.redacted(str(err))
