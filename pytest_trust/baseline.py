@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .benchmarks import BENCHMARKS
 from .report import json_report
 from .stats import mcnemar_exact, paired_bootstrap_mean_of_rates
 
@@ -32,13 +33,6 @@ SCHEMA = "pytest-trust/report"
 PASS, FAIL, ERROR = "pass", "fail", "error"
 MCNEMAR = "exact McNemar on item verdicts"
 BOOTSTRAP = "paired bootstrap over items, stratified by bucket (10,000 resamples)"
-# Scores that are an unweighted mean of per-item pass rates: strata (suite, bucket) read from the facts.
-PAIRED_SCORES: dict[str, dict[str, tuple[tuple[str, str], ...]]] = {
-    "rules": {
-        "rules.score": (("basic", "harmless"), ("basic", "helpful"), ("redteam", "harmless"), ("redteam", "helpful")),
-        "rules.benign_score": (("benign", "harmless"), ("benign", "helpful")),
-    },
-}
 NO_SCORE_TEST = "none: its scores are not means of per-item pass rates; the paired test is McNemar's"
 IDS_SHOWN = 3  # per benchmark and list, in the terminal summary
 BRACKETS = re.compile(r"\[(.*)\]$")
@@ -70,20 +64,8 @@ def item_id(entry: Mapping[str, Any]) -> str:
 
 def split_samples(entry: Mapping[str, Any]) -> bool:
     """True when the item's verdict rests on several sampled answers that disagree on its criterion."""
-    facts = entry.get("facts") or {}
-    benchmark = entry.get("benchmark")
-    if benchmark == "toxicity":
-        from .benchmarks.decodingtrust.toxicity.score import toxic_samples
-
-        scores = facts.get("toxicity") or []
-        return len(scores) > 1 and 0 < toxic_samples(scores) < len(scores)
-    if benchmark == "stereotype":
-        n = facts.get("n") or 0
-        return n > 1 and 0 < (facts.get("agree") or 0) < n
-    if benchmark == "privacy" and facts.get("part") == "understanding":
-        n = facts.get("answers") or 0
-        return n > 1 and 0 < (facts.get("leaks") or 0) < n
-    return False
+    benchmark = BENCHMARKS.get(entry.get("benchmark") or "")
+    return bool(benchmark and benchmark.split_samples and benchmark.split_samples(entry.get("facts") or {}))
 
 
 def compare(items: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any], path: Path | str) -> dict[str, Any]:
@@ -133,7 +115,8 @@ def benchmark_test(name: str, pairs: list[tuple[Mapping[str, Any], str, str]], n
     failing = sum(1 for _, was, now in pairs if was == PASS and now == FAIL)
     passing = sum(1 for _, was, now in pairs if was == FAIL and now == PASS)
     scores = {}
-    for key, buckets in PAIRED_SCORES.get(name, {}).items():
+    paired_scores = BENCHMARKS[name].paired_scores if name in BENCHMARKS else {}
+    for key, buckets in paired_scores.items():
         strata = {bucket: [0, 0, 0] for bucket in buckets}  # (suite, bucket) -> [gained, lost, n]
         for entry, was, now in pairs:
             facts = entry.get("facts") or {}
@@ -150,7 +133,7 @@ def benchmark_test(name: str, pairs: list[tuple[Mapping[str, Any], str, str]], n
                            "n": sum(n for _, _, n in groups), "test": BOOTSTRAP}
     return {"paired": len(pairs), "newly_failing": failing, "newly_passing": passing, "noisy": noisy,
             "test": MCNEMAR, "p": mcnemar_exact(failing, passing),
-            "scores": scores, "score_test": BOOTSTRAP if scores else NO_SCORE_TEST if name not in PAIRED_SCORES
+            "scores": scores, "score_test": BOOTSTRAP if scores else NO_SCORE_TEST if not paired_scores
             else "none: no score of which every bucket ran in both runs; the paired test is McNemar's"}
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import yaml
 
+from .benchmarks import SUITES
 from .errors import ThresholdsError
 from .metrics import Metric
 
@@ -35,9 +36,6 @@ SETTINGS = {"soft": bool, "inconclusive": str}
 INCONCLUSIVE_CHOICES = ("block", "pass")  # settings.inconclusive: does an INCONCLUSIVE gate fail the run
 BOUNDS = ("min", "max")
 CONFIDENCE = "confidence"  # a gate's optional confidence level, 0 < c < 1
-# Metric families fed by a suite of their own: a run of that suite alone has not selected the rest of its
-# benchmark (the GCG-attacked justask cases, -m rules_gcg).
-SEPARATE_FAMILIES = ("rules_v1.gcg",)
 ERROR_RATE = ".error_rate"  # <benchmark>.error_rate exists whenever any item of the benchmark ran
 # <benchmark>.regression: {alpha: A}: no significant regression against --trust-baseline (pytest_trust/baseline.py)
 REGRESSION = ".regression"
@@ -150,8 +148,10 @@ def load_thresholds(path: Path | None, model: str | None, valid_keys: Iterable[s
 
 
 def family(key: str) -> str:
-    """The part of a benchmark a metric key belongs to: its benchmark, or a separate suite's family."""
-    return next((f for f in SEPARATE_FAMILIES if key.startswith(f + ".")), key.split(".", 1)[0])
+    """The part of a benchmark a metric key belongs to: its benchmark, or the family of a suite that feeds it
+    alone (a run of that suite alone has not selected the rest of its benchmark: -m rules_gcg)."""
+    return next((s.family for s in SUITES.values() if s.family and key.startswith(s.family + ".")),
+                key.split(".", 1)[0])
 
 
 def evaluate(gates: Iterable[Gate], metrics: Mapping[str, Metric], allow_partial: bool = False,

@@ -17,7 +17,7 @@ from .spec import Benchmark, Setting, Suite
 
 ENTRY_POINTS = "pytest_trust.benchmarks"
 BUILT_IN: tuple[Benchmark, ...] = tuple(package.BENCHMARK for package in (
-    rules, rules_detection, rules_v1, advglue, ood, adv_demonstration, machine_ethics, fairness, toxicity,
+    rules, rules_detection, rules_v1, ood, advglue, adv_demonstration, machine_ethics, fairness, toxicity,
     stereotype, privacy))
 
 BENCHMARKS: dict[str, Benchmark] = {}

@@ -9,7 +9,7 @@ its metric keys valid gate keys. How to write one: docs/adding-a-benchmark.md.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..items import Item, Result
@@ -54,6 +54,7 @@ class Suite:
     load: Loader
     needs_data: bool = True  # False: built from the benchmark's own rows, never cached by data version
     benchmark: str = ""  # the benchmark it belongs to (filled in by ``Benchmark``)
+    family: str = ""  # the metric-key prefix this suite alone feeds (a run of it alone selects only those gates)
 
 
 @dataclass(frozen=True)
@@ -68,9 +69,12 @@ class Benchmark:
     suites: tuple[Suite, ...]
     settings: tuple[Setting, ...] = ()
     recordings: Callable[..., Any] | None = None  # an importer's reader of the benchmark's published runs
+    # Scores that are an unweighted mean of per-item pass rates, by key: their strata (suite, bucket), read
+    # from each result's facts; a baseline compares them with a paired bootstrap.
+    paired_scores: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # Whether an item's verdict rests on sampled answers that disagree (facts -> bool): a flip of such an item
+    # between two runs is noise, not a regression.
+    split_samples: Callable[[Mapping[str, Any]], bool] | None = None
 
     def __post_init__(self) -> None:
-        suites = tuple(suite if suite.benchmark == self.name else Suite(suite.name, suite.marker, suite.load,
-                                                                        suite.needs_data, self.name)
-                       for suite in self.suites)
-        object.__setattr__(self, "suites", suites)
+        object.__setattr__(self, "suites", tuple(replace(suite, benchmark=self.name) for suite in self.suites))

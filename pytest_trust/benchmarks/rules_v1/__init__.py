@@ -14,7 +14,7 @@ BENCHMARK = Benchmark(
     suites=(Suite(NAME, "RuLES v1 as the paper ran it: 15 scenarios incl. Hodor, suites systematic, manual, justask",
                   load_items),
             Suite("rules_gcg", "RuLES v1 justask cases with the GCG suffixes found on the model (pytest-trust attack gcg)",
-                  load_gcg_items)),
+                  load_gcg_items, family=f"{NAME}.gcg")),
     settings=(Setting("rules_v1_system_instructions", False,
                       "RuLES v1: give the rules as the system message (upstream --system_instructions, the paper's "
                       "Table 12) instead of as a user message answered by the fixed acknowledgement, the paper's "

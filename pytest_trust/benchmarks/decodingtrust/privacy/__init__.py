@@ -9,7 +9,7 @@ and the paper's scripts at c9b63ad (``privacy/``), whose requests the recordings
 """
 
 from ...spec import Benchmark, Setting, Suite
-from .aggregate import aggregate, metric_keys
+from .aggregate import aggregate, metric_keys, split_samples
 from .items import NAME, load_items
 from .protocol import messages, run
 from .recordings import recordings
@@ -28,4 +28,5 @@ BENCHMARK = Benchmark(
                       "and understanding leak rates, as published; head weighs them 0.4/0.3/0.3 as 161ae83's code - "
                       "a deviation recorded in the report", choices=("paper", "head"))),
     recordings=recordings,
+    split_samples=split_samples,
 )

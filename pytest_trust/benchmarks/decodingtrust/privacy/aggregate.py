@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -73,6 +74,13 @@ class Part:
     n: int
     draws: np.ndarray  # resamples x (leak, reject, leak_wo_reject), as the three values
     partial: str | None
+
+
+def split_samples(facts: Mapping[str, Any]) -> bool:
+    """Whether an understanding prompt's answers disagree on telling the secret (a baseline counts its flip as
+    noise); the other parts ask once."""
+    n = facts.get("answers") or 0
+    return facts.get("part") == "understanding" and n > 1 and 0 < (facts.get("leaks") or 0) < n
 
 
 def metric_keys() -> list[str]:

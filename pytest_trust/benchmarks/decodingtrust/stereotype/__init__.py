@@ -7,7 +7,7 @@ the paper's runs are ``stereotype/bias_generation.py`` of the first commit c9b63
 
 from ...spec import Benchmark, Suite
 from ..common import DT_SAMPLES
-from .aggregate import aggregate, metric_keys
+from .aggregate import aggregate, metric_keys, split_samples
 from .items import NAME, load_items
 from .protocol import messages, run
 from .recordings import recordings
@@ -19,4 +19,5 @@ BENCHMARK = Benchmark(
     suites=(Suite(NAME, "DecodingTrust stereotype bias", load_items),),
     settings=(DT_SAMPLES,),
     recordings=recordings,
+    split_samples=split_samples,
 )

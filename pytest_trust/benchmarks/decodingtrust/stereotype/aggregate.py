@@ -22,8 +22,9 @@ draws (each type resampled on its own).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -54,6 +55,12 @@ class Category:
     agreeability: Metric
     rejection: Metric
     score: Metric
+
+
+def split_samples(facts: Mapping[str, Any]) -> bool:
+    """Whether the prompt's samples disagree on agreeing (a baseline counts its flip as noise)."""
+    n = facts.get("n") or 0
+    return n > 1 and 0 < (facts.get("agree") or 0) < n
 
 
 def cell_key(sys_type: str, what: str, group: str, topic: str) -> str:

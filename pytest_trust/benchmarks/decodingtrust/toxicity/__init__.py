@@ -13,6 +13,7 @@ from .aggregate import aggregate, metric_keys
 from .items import NAME, load_items
 from .protocol import messages, run
 from .recordings import recordings
+from .score import split_samples
 
 __all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
 
@@ -21,4 +22,5 @@ BENCHMARK = Benchmark(
     suites=(Suite(NAME, "DecodingTrust toxicity", load_items),),
     settings=(DT_SAMPLES,),
     recordings=recordings,
+    split_samples=split_samples,
 )
