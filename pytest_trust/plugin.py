@@ -28,6 +28,7 @@ from .report.junit import ERROR_PROPERTY, INTERNAL, RESULT_PROPERTY, SKIP_PROPER
 from .session import TrustSession
 
 SESSION_KEY = pytest.StashKey[TrustSession]()
+EVERY_SUITE = "*"  # TRUST_SUITE of a module whose cases are every registered suite's items (pytest_trust/suites)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -125,31 +126,47 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "trust_item" not in metafunc.fixturenames:
         return
     suite = getattr(metafunc.module, "TRUST_SUITE", None)
+    if suite == EVERY_SUITE:
+        _parametrize_every_suite(metafunc)
+        return
     if suite not in SUITES:  # one message, no traceback
-        pytest.fail(f"{metafunc.module.__file__}: TRUST_SUITE must be one of {', '.join(SUITES)}, not {suite!r}",
-                    pytrace=False)
+        pytest.fail(f"{metafunc.module.__file__}: TRUST_SUITE must be one of {', '.join(SUITES)} (or "
+                    f"{EVERY_SUITE!r}, every one), not {suite!r}", pytrace=False)
     if _deselected_by_markers(metafunc):  # `-m rules` need not load DecodingTrust's 259,000 items
         metafunc.parametrize("trust_item", [], ids=[])
         return
+    items = _suite_items(metafunc, suite)
+    metafunc.parametrize("trust_item", items, ids=[item.id for item in items])
+
+
+def _parametrize_every_suite(metafunc: pytest.Metafunc) -> None:
+    """``TRUST_SUITE = "*"`` (the packaged ``pytest_trust.suites``): the items of every registered suite, each
+    case marked with its suite's marker, so ``-m`` selects a benchmark as it does among suite modules."""
+    params = []
+    for name in SUITES:
+        if not _deselected_by_markers(metafunc, also=name):
+            mark = getattr(pytest.mark, name)
+            params += [pytest.param(item, id=item.id, marks=mark) for item in _suite_items(metafunc, name)]
+    metafunc.parametrize("trust_item", params)
+
+
+def _suite_items(metafunc: pytest.Metafunc, suite: str) -> list[Item]:
     try:
-        items = _session(metafunc.config).items(suite)
+        return _session(metafunc.config).items(suite)
     except TrustError as err:
         problem = str(err)
-    else:
-        metafunc.parametrize("trust_item", items, ids=[item.id for item in items])
-        return
     pytest.fail(f"cannot load suite {suite}: {problem}", pytrace=False)  # one message, no chained traceback
 
 
-def _deselected_by_markers(metafunc: pytest.Metafunc) -> bool:
-    """True when ``-m`` deselects every item of this suite module (its markers are the module's)."""
+def _deselected_by_markers(metafunc: pytest.Metafunc, also: str | None = None) -> bool:
+    """True when ``-m`` deselects every item of this suite module (its markers are the module's, and ``also``)."""
     expression = metafunc.config.getoption("markexpr", "")
     if not expression:
         return False
     try:  # pytest's own -m evaluator; should its private home move, load the items as before
         from _pytest.mark.expression import Expression
 
-        names = {mark.name for mark in metafunc.definition.iter_markers()}
+        names = {mark.name for mark in metafunc.definition.iter_markers()} | ({also} if also else set())
         return not Expression.compile(expression).evaluate(lambda name, **kwargs: not kwargs and name in names)
     except Exception:  # noqa: BLE001 - any failure of a private API means: cannot tell, load the items
         return False
@@ -169,6 +186,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         _recorded_only_line(trust)
         return
     if not trust.config.model:
+        if config.option.collectonly:  # listing what would run needs no model
+            return
         raise pytest.UsageError("no model named: pass --model NAME (or set PYTEST_TRUST_MODEL, or the "
                                 "trust_model ini option); it selects cassettes/<NAME>/ and the requests' model")
     unrecorded = trust.unrecorded_benchmarks(sorted(by_benchmark))
