@@ -1,7 +1,8 @@
 """The HTML report of the committed local-model replay (every benchmark), opened in a real headless Chromium.
 
 It renders what a person sees: no console error, no network request, every section filled (figures drawn
-by plotly.js, not just present in the file), every item openable. The screenshot is saved beside the
+by plotly.js, not just present in the file), every item openable. Hand-made reports check what single
+figures draw: RuLES v1's charts only pass rates, the compare page's headline chart only what every run has. The screenshot is saved beside the
 report; with TRUST_UPDATE_SCREENSHOT=1 it also replaces docs/report.png, which the README shows (a plain
 test run leaves the repository's files alone). Debian's `chromium` is installed by .ci/run; without it the test skips, unless
 PYTEST_TRUST_LIVE is set (CI), where it must run.
@@ -14,10 +15,13 @@ import os
 import shutil
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, mirror
+
+from pytest_trust.report import compare, html
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -136,3 +140,91 @@ def _filter_finds_one_item(page, report: dict) -> None:
     matching = [i for i, it in enumerate(report["items"]) if item_id in it.get("id", "")]
     assert visible == [f"item-{i}" for i in matching] and visible
     page.fill("#filter", "")
+
+
+# --- single figures of hand-made reports -------------------------------------------------------------------------
+
+def metric(value, low=None, high=None, n=20, kind="rate"):
+    return {"value": value, "low": low, "high": high, "n": n, "kind": kind, "partial": None}
+
+
+@contextmanager
+def drawn(text: str, tmp_path: Path):
+    """The page opened in Chromium once plotly.js has drawn its figures; no console error, no request out."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _need(False, "no playwright: pip install -e '.[dev]'")
+    _need(Path(CHROMIUM).exists(), f"no {CHROMIUM}: apt-get install chromium")
+    path = tmp_path / "page.html"
+    path.write_text(text, encoding="utf-8")
+    problems, requests = [], []
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=CHROMIUM, args=FLAGS, headless=True,
+            viewport={"width": 1400, "height": 1000})
+        try:
+            page = context.new_page()
+            page.on("console", lambda m: m.type in ("error", "warning") and problems.append(f"{m.type}: {m.text}"))
+            page.on("pageerror", lambda err: problems.append(f"page error: {err}"))
+            page.on("request", lambda r: r.url != path.as_uri() and not r.url.startswith(("data:", "blob:"))
+                    and requests.append(r.url))
+            page.goto(path.as_uri(), wait_until="load")
+            page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length > 0")
+            yield page
+            assert problems == [] and requests == []
+        finally:
+            context.close()
+
+
+def figure(page, within: str, title: str) -> dict:
+    """What the figure titled ``title`` shows: its category labels on each axis (sorted: a reversed axis lists
+    them bottom up), its legend and its bars (one per value drawn; a missing value draws none)."""
+    plot = page.locator(f"{within} .js-plotly-plot").filter(has=page.locator(".gtitle", has_text=title))
+    assert plot.count() == 1, f"{within}: no single figure titled {title!r}"
+    return plot.evaluate("""g => ({
+        x: [...g.querySelectorAll('.xtick text')].map(t => t.textContent).sort(),
+        y: [...g.querySelectorAll('.ytick text')].map(t => t.textContent).sort(),
+        legend: [...g.querySelectorAll('.legendtext')].map(t => t.textContent),
+        bars: [...g.querySelectorAll('.trace.bars .point path')].filter(p => {
+            const b = p.getBBox(); return b.width > 0 && b.height > 0; }).length})""")
+
+
+def test_rules_v1_charts_hold_only_pass_rates_not_gcg_failure_rates_or_p_values(tmp_path):
+    """GCG's per-behaviour failure rates and McNemar p are no pass rates: drawn as behaviours they read as
+    one (AccessControl's p = 1.0 a full bar), and the gcg suite, with no pass rate, an empty group."""
+    report = {"run": {"model": "m"}, "items": [], "gates": [], "metrics": {  # as the replay of rules_v1, rules_gcg
+        "rules_v1.manual": metric(0.5, 0.42, 0.58, 154), "rules_v1.justask": metric(0.29, 0.25, 0.33, 440),
+        "rules_v1.justask.harmless": metric(0.7, 0.63, 0.76, 180), "rules_v1.justask.helpful": metric(0.0, 0.0, 0.01, 260),
+        "rules_v1.manual.behavior.AccessControl": metric(0.4, 0.2, 0.6), "rules_v1.justask.behavior.AccessControl":
+        metric(0.6, 0.4, 0.8), "rules_v1.justask.behavior.Encryption": metric(0.3, 0.15, 0.5),
+        "rules_v1.gcg.behavior.AccessControl.failure_rate": metric(0.05, 0.01, 0.24),
+        "rules_v1.gcg.behavior.AccessControl.failure_rate_unattacked": metric(0.0, 0.0, 0.16),
+        "rules_v1.gcg.behavior.AccessControl.mcnemar_p": metric(1.0, kind="value"),
+        "rules_v1.gcg.failure_rate": metric(0.05, 0.01, 0.24), "rules_v1.gcg.failure_rate_unattacked":
+        metric(0.0, 0.0, 0.16), "rules_v1.gcg.mcnemar_p": metric(1.0, kind="value"),
+        "rules_v1.error_rate": metric(0.0, 0.0, 0.01, 880)}}
+    with drawn(html.render(report), tmp_path) as page:
+        suites = figure(page, "section#rules_v1", "Pass rate per suite and test-case kind")
+        behaviours = figure(page, "section#rules_v1", "Pass rate per scenario behaviour")
+    assert suites["x"] == ["justask", "manual"]
+    assert behaviours["y"] == ["AccessControl", "Encryption"] and behaviours["legend"] == ["manual", "justask"]
+    assert behaviours["bars"] == 3  # manual's AccessControl, justask's AccessControl and Encryption
+
+
+def test_compare_headline_chart_shows_the_metrics_every_run_has(tmp_path):
+    """A headline metric one run lacks would be a lone bar read as a difference; it is named, not charted."""
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    shared = {"rules_v1.manual": metric(0.5, 0.42, 0.58, 154), "rules_v1.systematic": metric(0.38, 0.32, 0.44, 226),
+              "rules_v1.error_rate": metric(0.0, 0.0, 0.01, 820)}
+    a.write_text(json.dumps({"schema": "pytest-trust/report", "run": {"model": "m1"}, "metrics": {
+        **shared, "rules_v1.gcg.failure_rate": metric(0.48, 0.36, 0.61, 60),
+        "rules_v1.gcg.mcnemar_p": metric(0.0001, kind="value")}}))
+    b.write_text(json.dumps({"schema": "pytest-trust/report", "run": {"model": "m2"}, "metrics": {
+        **shared, "rules_v1.manual": metric(0.6, 0.52, 0.68, 154)}}))
+    with drawn(compare.render_html(compare.load([a, b])), tmp_path) as page:
+        chart = figure(page, "section#figure", "Headline metrics")
+        note = page.locator("section#figure").inner_text()
+    assert chart["y"] == ["rules_v1.manual", "rules_v1.systematic"] and chart["legend"] == ["m1", "m2"]
+    assert chart["bars"] == 4  # each shared metric, once per run
+    assert "not in every run" in note and "rules_v1.gcg.failure_rate ([1] only)" in note

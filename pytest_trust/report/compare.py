@@ -166,14 +166,18 @@ def text(runs: list[Run]) -> str:
 
 
 def render_html(runs: list[Run]) -> str:
-    """The comparison as one self-contained HTML file: the headline metrics as a figure, then every metric."""
+    """The comparison as one self-contained HTML file: the headline metrics every run has as a figure (those
+    some run lacks named under it), then every metric."""
     import plotly.graph_objects as go
     from plotly.offline import get_plotlyjs
 
     e = html.escape
     keys = metric_keys(runs)
-    headline = [k for k in headline_keys({k: None for k in keys}) if is_percent(_any_metric(runs, k))
-                and not k.endswith("error_rate")]
+    candidates = [k for k in headline_keys({k: None for k in keys}) if is_percent(_any_metric(runs, k))
+                  and not k.endswith("error_rate")]
+    headline = [k for k in candidates if all(_value(run, k) is not None for run in runs)]
+    apart = {k: [i for i, run in enumerate(runs, 1) if _value(run, k) is not None] for k in candidates
+             if k not in headline}
     fig = go.Figure()
     for run in runs:
         metrics = [run.report["metrics"].get(k) for k in headline]
@@ -185,8 +189,12 @@ def render_html(runs: list[Run]) -> str:
                                             for m in metrics]})
     fig.update_layout(barmode="group", height=140 + 18 * len(headline) * len(runs), template="plotly_white",
                       xaxis={"tickformat": ".0%"}, yaxis={"autorange": "reversed"},
-                      margin={"l": 10, "r": 10, "t": 30, "b": 10}, title="Headline metrics, 95% intervals")
-    figure = fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
+                      margin={"l": 10, "r": 10, "t": 30, "b": 10}, title="Headline metrics in every run, 95% intervals")
+    figure = (fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False}) if headline
+              else "<p class=i>No headline metric is in every run: nothing to chart side by side.</p>")
+    if apart:  # a lone bar would read as a difference between the runs
+        figure += ("<p class=i>Not charted, not in every run (see the table): " + ", ".join(
+            f"<code>{e(k)}</code> ({' '.join(f'[{i}]' for i in has)} only)" for k, has in apart.items()) + "</p>")
     head = "".join(f"<th>[{i}] {e(run.label)}</th>" for i, run in enumerate(runs, 1))
     head += "".join(f"<th>[{i}]-[1]</th><th>p</th>" for i in range(2, len(runs) + 1))
     rows = []
@@ -218,6 +226,10 @@ def render_html(runs: list[Run]) -> str:
             "Metrics are compared as independent samples; items both runs scored are paired below the table.</p>"
             f"<section id=\"figure\">{figure}</section><section id=\"metrics\"><table><thead><tr><th>metric</th>{head}"
             f"</tr></thead><tbody>{''.join(rows)}</tbody></table>{pairs}</section></body></html>\n")
+
+
+def _value(run: Run, key: str) -> float | None:
+    return (run.report["metrics"].get(key) or {}).get("value")
 
 
 def _any_metric(runs: list[Run], key: str) -> dict[str, Any] | None:

@@ -303,8 +303,13 @@ def _rules_v1(report: dict[str, Any]) -> str | None:
 
 def _rule_following(metrics: dict[str, Any], name: str, all_suites: tuple[str, ...], categories: str,
                     attacked: str) -> str:
+    """Pass rates only. A suite is charted when it has one (``name.suite``, ``.harmless`` or ``.helpful``); a
+    behaviour's is ``name.suite.behavior.Stem``. RuLES v1's gcg suite has none: its per-behaviour keys go on
+    past the stem (``rules_v1.gcg.behavior.Stem.failure_rate``, ``.mcnemar_p``), and they stay in the table."""
     parts = []
-    suites = [s for s in all_suites if f"{name}.{s}" in metrics or any(k.startswith(f"{name}.{s}.") for k in metrics)]
+    suites = [s for s in all_suites if any(f"{name}.{s}{kind}" in metrics for kind in ("", ".harmless", ".helpful"))]
+    rates = {key: match.groups() for key in metrics  # key -> (suite, behaviour)
+             if (match := re.fullmatch(rf"{re.escape(name)}\.([^.]+)\.behavior\.([^.]+)", key))}
     fig = go.Figure()
     kinds = ([("all", "")] if any(f"{name}.{s}" in metrics for s in suites) else []) + [
         ("harmless", ".harmless"), ("helpful", ".helpful")]
@@ -314,7 +319,7 @@ def _rule_following(metrics: dict[str, Any], name: str, all_suites: tuple[str, .
     fig.update_layout(title="Pass rate per suite and test-case kind", yaxis={"range": [0, 1], "tickformat": ".0%"},
                       barmode="group")
     parts.append(_figure(fig, 340))
-    behaviours = sorted({k.split(".behavior.", 1)[1] for k in metrics if k.startswith(f"{name}.") and ".behavior." in k})
+    behaviours = sorted({behaviour for suite, behaviour in rates.values() if suite in suites})
     if behaviours:
         fig = go.Figure()
         for suite in suites:
@@ -332,7 +337,7 @@ def _rule_following(metrics: dict[str, Any], name: str, all_suites: tuple[str, .
         fig.update_layout(title=f"{attacked} pass rate per attack category",
                           yaxis={"range": [0, 1], "tickformat": ".0%"})
         parts.append(_figure(fig, 320))
-    rows = [_metric_row(k, metrics[k]) for k in metrics if k.startswith(f"{name}.") and ".behavior." not in k
+    rows = [_metric_row(k, metrics[k]) for k in metrics if k.startswith(f"{name}.") and k not in rates
             and ".scenario." not in k]
     parts.append(_table(["metric", "value", "95% interval", "", "n"], rows, {1, 4}))
     return "".join(parts)
