@@ -114,3 +114,22 @@ def test_a_benchmark_whose_name_suite_or_setting_clashes_is_refused():
     assert register(setting_differs) == "benchmark 'other': setting 'dt_samples' differs from the one registered"
     assert register("not a benchmark", "entry point x = y:z").startswith("benchmark entry point x = y:z is a str")
     assert "other" not in BENCHMARKS
+
+
+def test_the_packaged_suites_run_an_installed_benchmark_from_a_folder_without_suite_modules(pytester, monkeypatch):
+    """`pytest --pyargs pytest_trust.suites`: no test file in the project; its folder is the rootdir, so the
+    recordings land in its cassettes/ and its thresholds.yaml gates the run."""
+    install(pytester, monkeypatch)
+    pytester.path.joinpath("thresholds.yaml").write_text("default:\n  tiny.accuracy: {min: 0.9}\n")
+    args = ["-p", "no:cacheprovider", "--pyargs", "pytest_trust.suites", "-m", "tiny", "--model", "m"]
+    listed = pytester.runpytest_subprocess(*args[:4], "-m", "tiny", "--collect-only", "-q")
+    listed.stdout.fnmatch_lines(["*test_trust.py::test_trust[[]tiny/q1[]]", "3 tests collected*"])
+    with FaultServer(lambda body: "yes") as server:
+        recorded = pytester.runpytest_subprocess(*args, "--record-mode=once", "--trust-base-url", server.base_url,
+                                                 "--trust-soft")
+    recorded.assert_outcomes(passed=1, failed=2)
+    assert [p.name for p in (pytester.path / "cassettes" / "m").iterdir() if not p.name.startswith(".")] == ["tiny"]
+    replayed = pytester.runpytest_subprocess(*args, "--block-network", "--trust-soft", "-k", "q1 or q2")
+    replayed.assert_outcomes(passed=1, failed=1)
+    replayed.stdout.re_match_lines([r"tiny.accuracy\s+>= 0.9\s+50.00%\s+FAIL"])
+    assert replayed.ret == pytest.ExitCode.TESTS_FAILED
