@@ -191,19 +191,33 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError("no model named: pass --model NAME (or set PYTEST_TRUST_MODEL, or the "
                                 "trust_model ini option); it selects cassettes/<NAME>/ and the requests' model")
     unrecorded = trust.unrecorded_benchmarks(sorted(by_benchmark))
+    selection = _selection(config)
     if len(unrecorded) == len(by_benchmark):  # nothing to replay: one line, not one miss per item
-        raise pytest.UsageError(trust.no_recordings_message(unrecorded))
+        raise pytest.UsageError(trust.no_recordings_message(unrecorded, selection))
     recorded_only = trust.config.recorded_only and not trust.config.record_mode.can_record
     for name in unrecorded:
-        marker = pytest.mark.skip(reason=trust.no_recordings_message([name]))
+        marker = pytest.mark.skip(reason=trust.no_recordings_message([name], selection))
         for item in by_benchmark[name]:
             item.add_marker(marker)
-        trust.unrecorded_lines.append(f"{name}: {len(by_benchmark[name])} items "
-                                      f"{'deselected' if recorded_only else 'skipped'}, "
-                                      + trust.no_recordings_message([name]))
+        if recorded_only:
+            trust.unrecorded_lines.append(f"{name}: {len(by_benchmark[name])} items deselected, "
+                                          + trust.no_recordings_message([name], selection))
+        else:  # selected means required: a CI job whose recordings are missing must not pass
+            trust.missing_recordings.append(
+                f"{name}: {len(by_benchmark[name])} items selected without recordings, so the run fails: "
+                + trust.no_recordings_message([name], selection)
+                + " (or pass --trust-recorded-only to replay only what is recorded)")
     if recorded_only:
         _deselect_unrecorded(config, items, trust, skip=set(unrecorded))
     _recorded_only_line(trust)
+
+
+def _selection(config: pytest.Config) -> str:
+    """The test paths of this run as a command line takes them (``--pyargs`` included), for printed commands."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:  # none given: pytest's own default applies again
+        return ""
+    paths = " ".join(shlex.quote(str(arg)) for arg in config.args)
+    return f"{paths} --pyargs" if config.option.pyargs else paths
 
 
 def _select_shard(config: pytest.Config, items: list[pytest.Item], shard: tuple[int, int]) -> None:
@@ -483,7 +497,7 @@ def _own_line(reporter: Any, line: str) -> None:
 def _exit_status(trust: TrustSession, status: int) -> int:
     if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
         return status  # interrupted, internal or usage errors keep pytest's status
-    if trust.gates_failed:
+    if trust.gates_failed or trust.missing_recordings:
         return pytest.ExitCode.TESTS_FAILED
     if status == pytest.ExitCode.TESTS_FAILED and trust.soft and trust.failures_are_verdicts():
         return pytest.ExitCode.OK

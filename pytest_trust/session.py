@@ -73,7 +73,8 @@ class TrustSession:
         self.merged_items = 0
         self.merge_problems: list[str] = []  # files a merge could not handle, each with its repair
         self.unwritten: list[str] = []  # reports that could not be written, each with its repair
-        self.unrecorded_lines: list[str] = []  # benchmarks skipped for want of any recording
+        self.unrecorded_lines: list[str] = []  # benchmarks deselected for want of any recording (recorded-only)
+        self.missing_recordings: list[str] = []  # selected benchmarks without any recording: the run fails
         self.unrecorded_deselected = 0  # items --trust-recorded-only deselected
         self.baseline_report: dict[str, Any] | None = None  # --trust-baseline's report, on the controller
         self.baseline: dict[str, Any] | None = None  # this run against it: the report's `baseline` section
@@ -156,7 +157,9 @@ class TrustSession:
         root = model_dir(self.config.cassettes, self.config.recordings)
         return [name for name in benchmarks if not (root / name).is_dir()]
 
-    def no_recordings_message(self, benchmarks: list[str]) -> str:
+    def no_recordings_message(self, benchmarks: list[str], selection: str = "") -> str:
+        """Why nothing of ``benchmarks`` can replay, and the command that records (or imports) just them;
+        ``selection`` is the run's test paths, so the command runs as printed."""
         model = self.config.model or ""
         prompt = self.config.system_prompt
         where = model_dir(self.config.cassettes, self.config.recordings or model)
@@ -168,8 +171,10 @@ class TrustSession:
             return f"{text}: {hint}"
         flag = f" --trust-cassettes {shlex.quote(str(cassettes))}" if cassettes is not None else ""
         flag += self.system_prompt_flag()
-        return text + (f": record them with `pytest --model {shlex.quote(model)}{flag} --record-mode=new_episodes "
-                       "--trust-base-url URL`")
+        marker = shlex.quote(" or ".join(benchmarks))
+        paths = f"{selection} " if selection else ""
+        return text + (f": record them with `pytest {paths}-m {marker} --model {shlex.quote(model)}{flag} "
+                       "--record-mode=new_episodes --trust-base-url URL`")
 
     def system_prompt_flag(self) -> str:
         """What a printed command needs to reach this prompt's recordings: the option when the prompt came from
@@ -251,7 +256,7 @@ class TrustSession:
 
     @property
     def ran_items(self) -> bool:
-        return bool(self.results or self.error_kinds or self.skipped or self.batch_lines)
+        return bool(self.results or self.error_kinds or self.skipped or self.batch_lines or self.missing_recordings)
 
     def item_counts(self) -> dict[str, int]:
         """Outcomes of benchmark items only (not of other tests in the same run)."""

@@ -211,6 +211,8 @@ def write_summary(tr: Any, trust: Any) -> None:
         tr.write_line(line)
     for line in trust.unrecorded_lines:
         tr.write_line(line)
+    for line in trust.missing_recordings:
+        tr.write_line(line, red=True)
     counts = trust.item_counts()
     kinds: dict[str, int] = {}
     for kind in trust.error_kinds.values():
