@@ -42,7 +42,7 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     for secret in secrets:
         if secret:
             text = text.replace(secret, REDACTED)
-    data = text.encode("utf-8", "surrogateescape")
+    data = text.encode("utf-8", "surrogatepass")  # any text, a lone surrogate included
     merged: list[list[int]] = []
     for start, end in secret_spans(data):
         if merged and start <= merged[-1][1]:
@@ -55,4 +55,4 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     for start, end in merged:
         pieces += [data[at:start], REDACTED.encode()]
         at = end
-    return b"".join([*pieces, data[at:]]).decode("utf-8", "surrogateescape")
+    return b"".join([*pieces, data[at:]]).decode("utf-8", "surrogatepass")
