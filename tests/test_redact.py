@@ -43,3 +43,8 @@ def test_prose_and_messages_without_credentials_are_left_as_they_are():
     for text in ("HTTP 503 (injected 503)", "the secret password is hunter2", "Bearer of bad news",
                  "connection failed (ConnectError: [Errno 111] Connection refused)", "naïve café ✓"):
         assert redact(text, known(environ={})) == text
+
+
+def test_text_with_lone_surrogates_is_redacted_and_keeps_them():
+    text = f"answer \ud800 then Bearer {FAKE_KEY} and \udcff"
+    assert redact(text) == f"answer \ud800 then Bearer {REDACTED} and \udcff"
