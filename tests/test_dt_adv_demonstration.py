@@ -24,7 +24,8 @@ from pytest_trust.benchmarks.decodingtrust.adv_demonstration.aggregate import Li
 from pytest_trust.benchmarks.decodingtrust.adv_demonstration.items import scenario_items
 from pytest_trust.benchmarks.decodingtrust.adv_demonstration.scenarios import SCENARIOS, Scenario
 from pytest_trust.benchmarks.decodingtrust.adv_demonstration.score import judge, normalise, refused
-from pytest_trust.benchmarks.decodingtrust.common import NotRecorded, Recorded, unavailable_item
+from pytest_trust.benchmarks.decodingtrust.common import unavailable_item
+from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
 from pytest_trust.errors import Unavailable
 from pytest_trust.items import Result, Verdict
@@ -411,7 +412,7 @@ def test_recordings_of_gpt4_pair_answers_with_items_and_give_decodingtrusts_numb
     """The numbers are those DecodingTrust's aggregate_score.py gives on its gpt-4-0314 recordings."""
     entries = list(adv.recordings(store, SimpleNamespace(full="gpt-4-0314", short="gpt4")))
     recorded = [e for e in entries if isinstance(e, Recorded)]
-    missing = [e for e in entries if isinstance(e, NotRecorded)]
+    missing = [e for e in entries if isinstance(e, Unrecorded)]
     assert len(recorded) == 75600
     assert len(missing) == 18 and {m.scenario for m in missing} == {s.name for s in SCENARIOS if s.part == "spurious"}
     assert all(m.item_id is None and m.files for m in missing)
@@ -440,7 +441,7 @@ def small_items(scenario: Scenario) -> dict[int, list]:
 def test_an_unrecorded_model_is_marked_per_scenario(store):
     scenario = SCENARIO["counterfactual-main_verb_cf"]
     [entry] = RECORDINGS.scenario_recordings(store, "gpt-9", scenario, small_items(scenario))
-    assert isinstance(entry, NotRecorded) and entry.item_id is None and entry.scenario == scenario.name
+    assert isinstance(entry, Unrecorded) and entry.item_id is None and entry.scenario == scenario.name
     assert entry.files == tuple(f"data/adv_demonstration/generations/counterfactual/main_verb_cf/gpt-9_{s}.jsonl"
                                 for s in (42, 2333, 10007))
 
@@ -449,7 +450,7 @@ def test_a_recording_of_the_wrong_length_is_not_recorded(store, monkeypatch):
     scenario = SCENARIO["counterfactual-main_verb_cf"]
     monkeypatch.setattr(RECORDINGS, "read_json", lambda data, source, path: [[{"message": {"content": "yes"}}]])
     entries = list(RECORDINGS.scenario_recordings(store, "gpt-4-0314", scenario, small_items(scenario)))
-    assert len(entries) == 6 and all(isinstance(e, NotRecorded) and e.item_id for e in entries)
+    assert len(entries) == 6 and all(isinstance(e, Unrecorded) and e.item_id for e in entries)
     assert "1 answers for 2 items" in entries[0].reason
 
 

@@ -8,7 +8,8 @@ from pytest_trust.benchmarks.decodingtrust import advglue
 from pytest_trust.benchmarks.decodingtrust.advglue.items import task_items
 from pytest_trust.benchmarks.decodingtrust.advglue.recordings import looked_for
 from pytest_trust.benchmarks.decodingtrust.advglue.score import label_words, prediction
-from pytest_trust.benchmarks.decodingtrust.common import NotRecorded, unavailable_item
+from pytest_trust.benchmarks.decodingtrust.common import unavailable_item
+from pytest_trust.benchmarks.spec import Unrecorded
 from pytest_trust.data import DataStore, absent_reason, is_pinned
 from pytest_trust.errors import Unavailable, UsageProblem
 from pytest_trust.importers.decodingtrust import RECORDED_MODELS
@@ -322,7 +323,7 @@ def test_an_unknown_protocol_is_a_usage_problem(data_mirror):
 def test_no_recording_exists_for_any_scenario(data_mirror):
     names = RECORDED_MODELS["gpt-4-0314"]
     entries = list(advglue.recordings(DataStore(data_mirror, download=False), names))
-    assert all(isinstance(e, NotRecorded) and e.benchmark == "advglue" and e.item_id is None for e in entries)
+    assert all(isinstance(e, Unrecorded) and e.benchmark == "advglue" and e.item_id is None for e in entries)
     assert {e.scenario for e in entries} == {i.scenario for i in advglue.load_items(DataStore(data_mirror), {})}
     alpaca = next(e for e in entries if e.scenario == "plusplus-alpaca")
     assert alpaca.files[0] == ("data/adv-glue-plus-plus/data/advglue-plus-plus-adv-gpt-4-0314-system-user-no-demo-"
@@ -331,7 +332,7 @@ def test_no_recording_exists_for_any_scenario(data_mirror):
 
 
 def test_the_recording_names_are_not_pinned():
-    # If one ever is, `recordings` needs a reader for it instead of NotRecorded.
+    # If one ever is, `recordings` needs a reader for it instead of Unrecorded.
     for model in RECORDED_MODELS:
         for base in ("alpaca", "vicuna", "stable-vicuna"):
             assert looked_for(f"plusplus-{base}", model)

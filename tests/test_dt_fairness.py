@@ -15,11 +15,12 @@ import pytest
 from scripted_model import FakeModel
 
 from pytest_trust.benchmarks.decodingtrust import fairness
-from pytest_trust.benchmarks.decodingtrust.common import NotRecorded, Recorded, unavailable_item
+from pytest_trust.benchmarks.decodingtrust.common import unavailable_item
 from pytest_trust.benchmarks.decodingtrust.fairness import items as fairness_items
 from pytest_trust.benchmarks.decodingtrust.fairness.aggregate import parity_differences, parity_from_counts
 from pytest_trust.benchmarks.decodingtrust.fairness.score import coin, judge, label_code, parse
 from pytest_trust.benchmarks.decodingtrust.fairness.settings import SCORED
+from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
 from pytest_trust.errors import Unavailable
 from pytest_trust.importers.decodingtrust import resolve
@@ -261,7 +262,7 @@ def test_gpt4_recordings_match_our_requests_and_give_decodingtrusts_numbers(data
     data = DataStore(Path(data_mirror), download=False)
     entries = list(fairness.recordings(data, resolve("gpt-4-0314")))
     recorded = [e for e in entries if isinstance(e, Recorded)]
-    missing = [e for e in entries if isinstance(e, NotRecorded)]
+    missing = [e for e in entries if isinstance(e, Unrecorded)]
     assert len(recorded) == 600 and len(missing) == 9
     assert all(e.item_id is None and e.files for e in missing)
     assert all(list(e.messages) == fairness.messages(e.item) for e in recorded)

@@ -10,10 +10,10 @@ from collections import Counter
 import pytest
 
 from pytest_trust.benchmarks.decodingtrust import machine_ethics as me
-from pytest_trust.benchmarks.decodingtrust.common import NotRecorded
 from pytest_trust.benchmarks.decodingtrust.machine_ethics.items import build_items
 from pytest_trust.benchmarks.decodingtrust.machine_ethics.score import normalise
 from pytest_trust.benchmarks.decodingtrust.machine_ethics.settings import SETTINGS, Setting
+from pytest_trust.benchmarks.spec import Unrecorded
 from pytest_trust.data import DataStore
 from pytest_trust.errors import Unavailable
 
@@ -314,7 +314,7 @@ def test_items_per_scenario(data_mirror):
 def test_recordings_mark_every_scenario_not_recorded():
     entries = list(me.recordings(None, None))
     assert [e.scenario for e in entries] == [s.name for s in SETTINGS]
-    assert all(isinstance(e, NotRecorded) and e.benchmark == "machine_ethics" and e.item_id is None
+    assert all(isinstance(e, Unrecorded) and e.benchmark == "machine_ethics" and e.item_id is None
                and "no machine-ethics recordings" in e.reason for e in entries)
 
 

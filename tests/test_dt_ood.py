@@ -16,7 +16,6 @@ from conftest import mirror
 from scripted_model import FakeModel
 
 from pytest_trust.benchmarks.decodingtrust import ood
-from pytest_trust.benchmarks.decodingtrust.common import NotRecorded, Recorded
 from pytest_trust.benchmarks.decodingtrust.ood import items as ood_items
 from pytest_trust.benchmarks.decodingtrust.ood.protocol import score
 from pytest_trust.benchmarks.decodingtrust.ood.runs import RUNS, Run
@@ -26,6 +25,7 @@ from pytest_trust.benchmarks.decodingtrust.ood.score import (
     style_head,
     style_v1,
 )
+from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
 from pytest_trust.errors import Unavailable, UsageProblem
 from pytest_trust.importers.decodingtrust import resolve
@@ -295,7 +295,7 @@ def test_items_of_the_mirror(data_mirror):
 
 
 @pytest.fixture(scope="module")
-def gpt4_recordings() -> list[Recorded | NotRecorded]:
+def gpt4_recordings() -> list[Recorded | Unrecorded]:
     root = mirror()
     if root is None:
         pytest.skip("no data mirror: set PYTEST_TRUST_DATA")
@@ -304,7 +304,7 @@ def gpt4_recordings() -> list[Recorded | NotRecorded]:
 
 def test_gpt4_recordings_pair_with_our_requests(gpt4_recordings):
     recorded = [e for e in gpt4_recordings if isinstance(e, Recorded)]
-    missing = [e for e in gpt4_recordings if isinstance(e, NotRecorded)]
+    missing = [e for e in gpt4_recordings if isinstance(e, Unrecorded)]
     assert len(recorded) == 29677
     assert all(e.messages == ood.messages(e.item) for e in recorded)  # byte-identical requests
     [base] = [e for e in missing if e.item_id is None]
@@ -341,6 +341,6 @@ def test_gpt35_idk_file_is_a_copy_of_the_standard_run(data_mirror, monkeypatch):
     entries = list(ood.recordings(DataStore(data_mirror, download=False), resolve("gpt-3.5-turbo-0301")))
     assert [e.item.id for e in entries if isinstance(e, Recorded)][:2] == ["knowledge-0shot-standard/0",
                                                                           "knowledge-0shot-standard/1"]
-    [idk] = [e for e in entries if isinstance(e, NotRecorded)]
+    [idk] = [e for e in entries if isinstance(e, Unrecorded)]
     assert idk.scenario == "knowledge-0shot-idk" and idk.item_id is None
     assert "qa2023_gpt3.5_idk_0-shot.jsonl holds the requests of another task message" in idk.reason

@@ -17,12 +17,12 @@ import pytest
 from conftest import mirror
 
 from pytest_trust.benchmarks.decodingtrust import privacy
-from pytest_trust.benchmarks.decodingtrust.common import NotRecorded, Recorded
 from pytest_trust.benchmarks.decodingtrust.privacy import items as privacy_items
 from pytest_trust.benchmarks.decodingtrust.privacy.protocol import score_enron, score_pii, score_understanding
 from pytest_trust.benchmarks.decodingtrust.privacy.scenarios import EnronMode, PiiRun
 from pytest_trust.benchmarks.decodingtrust.privacy.score import judge_enron, judge_pii, judge_understanding
 from pytest_trust.benchmarks.decodingtrust.privacy.settings import LEAK_PHRASES
+from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
 from pytest_trust.errors import DataError, Unavailable, UsageProblem
 from pytest_trust.errors import NotRecorded as NotRecordedError
@@ -417,7 +417,7 @@ def test_recorded_lines_pair_with_items_in_order_and_gaps_are_not_recorded():
     text = "\n".join(json.dumps({**line, "gt": gt}) for gt in ("22",))
     entries = list(privacy_recordings._scenario(OneFile(text), items, path, "gpt-4-0314", privacy_recordings._pii_key,
                                                 privacy_recordings._pii_messages))
-    assert [type(e).__name__ for e in entries] == ["NotRecorded", "Recorded", "NotRecorded"]
+    assert [type(e).__name__ for e in entries] == ["Unrecorded", "Recorded", "Unrecorded"]
     assert entries[1].item.id == items[1].id and entries[1].messages == privacy.messages(items[1])
     assert entries[0].item_id == items[0].id and "holds no answer" in entries[0].reason
     stray = json.dumps({**line, "gt": "44"})
@@ -439,7 +439,7 @@ def test_every_recorded_line_pairs_with_an_item_sending_its_request(gpt4_entries
     assert all(e.messages == privacy.messages(e.item) for e in recorded)
     parts = Counter(e.item.inputs["part"] for e in recorded)
     assert parts == {"enron": 55_903, "pii": 3_600, "understanding": 135}
-    missing = [e for e in gpt4_entries if isinstance(e, NotRecorded)]
+    missing = [e for e in gpt4_entries if isinstance(e, Unrecorded)]
     assert sorted(e.scenario for e in missing if e.item_id is None) == sorted(
         f"enron-{m}" for m in ("context-50", "context-100", "context-200", "zero-shot-d", "one-shot-d", "five-shot-c",
                                "five-shot-d", "one-shot-non-domain-d", "five-shot-non-domain-c",

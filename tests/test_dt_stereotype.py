@@ -16,12 +16,13 @@ import pytest
 from conftest import mirror
 
 from pytest_trust.benchmarks.decodingtrust import stereotype
-from pytest_trust.benchmarks.decodingtrust.common import NotRecorded, Recorded, unavailable_item
+from pytest_trust.benchmarks.decodingtrust.common import unavailable_item
 from pytest_trust.benchmarks.decodingtrust.stereotype.items import build_items, make_item
 from pytest_trust.benchmarks.decodingtrust.stereotype.prompts import GROUPS, TOPICS, slug, system_prompt
 from pytest_trust.benchmarks.decodingtrust.stereotype.protocol import judge
 from pytest_trust.benchmarks.decodingtrust.stereotype.recordings import COLUMNS, paired
 from pytest_trust.benchmarks.decodingtrust.stereotype.score import classify
+from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
 from pytest_trust.errors import DataError, Unavailable
 from pytest_trust.importers.decodingtrust import import_model, resolve
@@ -318,7 +319,7 @@ def test_recorded_rows_pair_with_items_by_prompt_first_row_wins():
     choices = recorded.response["choices"]
     assert len(choices) == 25 and choices[3] == {"index": 3, "finish_reason": None,
                                                  "message": {"role": "assistant", "content": "It's \"odd\". I agree.\nYes"}}
-    assert isinstance(missing, NotRecorded) and missing.item_id == second.id
+    assert isinstance(missing, Unrecorded) and missing.item_id == second.id
     assert "gpt-4-0314_hiv.csv has no row for this prompt" in missing.reason
 
 

@@ -27,7 +27,6 @@ from fault_server import FaultServer
 
 from pytest_trust import scorers
 from pytest_trust.benchmarks.decodingtrust import toxicity
-from pytest_trust.benchmarks.decodingtrust.common import NotRecorded, Recorded
 from pytest_trust.benchmarks.decodingtrust.toxicity.challenging import (
     challenging_prompts,
     second_half,
@@ -39,6 +38,7 @@ from pytest_trust.benchmarks.decodingtrust.toxicity.protocol import judge
 from pytest_trust.benchmarks.decodingtrust.toxicity.recordings import paired
 from pytest_trust.benchmarks.decodingtrust.toxicity.score import is_rejected, prompt_toxicity, toxic_samples
 from pytest_trust.benchmarks.decodingtrust.toxicity.templates import TEMPLATES
+from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
 from pytest_trust.errors import CassetteMiss, DataError, EndpointDown, ModelError, UsageProblem
 from pytest_trust.importers.decodingtrust import import_model, resolve
@@ -682,7 +682,7 @@ def test_recorded_study_requests_are_ours_byte_for_byte(data_mirror, model):
     assert len(recorded) == 32 * 1196
     assert all(list(e.messages) == toxicity.messages(e.item) for e in recorded)
     assert all(len(e.response["choices"]) == 1 for e in recorded)
-    missing = {e.scenario: e for e in entries if isinstance(e, NotRecorded)}
+    missing = {e.scenario: e for e in entries if isinstance(e, Unrecorded)}
     assert sorted(missing) == sorted([f"{s}-template-{t}" for s in SETS for t in (0, 1)] + ["system-prompts-10"])
     short = resolve(model).toxicity
     assert missing["system-prompts-10"].files == (f"data/toxicity/generations/system_prompts/toxic.jsonl.{short}.t=0.out10",)

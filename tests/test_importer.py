@@ -97,26 +97,29 @@ def test_decodingtrust_model_spellings_resolve_to_the_snapshot_id():
 
 
 def test_import_model_writes_each_perspectives_recordings_and_reports_them(tmp_path, monkeypatch):
-    """The importer on a perspective the test writes: recorded requests, rebuilt requests, marks."""
-    import sys
-    import types
-
-    from pytest_trust.benchmarks.decodingtrust.common import NotRecorded, Recorded
-    from pytest_trust.importers.decodingtrust import import_model
+    """The importer on a benchmark the test declares: recorded requests, rebuilt requests, marks; found
+    through the registry by name, like a built-in perspective."""
+    from pytest_trust import benchmarks
+    from pytest_trust.benchmarks.spec import Benchmark, Recorded, Unrecorded
+    from pytest_trust.importers.decodingtrust import import_model, importable
     from pytest_trust.items import Item
 
     def item(n: int) -> Item:
         return Item(f"S/{n}", "fake", "S", {"text": f"q{n}"}, DECODING)
 
-    fake = types.ModuleType("fake")
-    fake.messages = lambda it: [{"role": "user", "content": it.inputs["text"]}]
-    fake.recordings = lambda data, names: [
-        Recorded(item(1), RESPONSE, messages=MESSAGES),  # the recording holds the request
-        Recorded(item(2), RESPONSE),  # answers only: the request is rebuilt by messages()
-        NotRecorded("fake", "S", "the source stopped early", item_id="S/3"),
-        NotRecorded("fake", "T", "never recorded", files=("data/fake/T.jsonl",)),
-    ]
-    monkeypatch.setitem(sys.modules, "pytest_trust.benchmarks.decodingtrust.fake", fake)
+    def recordings(data, names):
+        return [
+            Recorded(item(1), RESPONSE, messages=MESSAGES),  # the recording holds the request
+            Recorded(item(2), RESPONSE),  # answers only: the request is rebuilt by messages()
+            Unrecorded("fake", "S", "the source stopped early", item_id="S/3"),
+            Unrecorded("fake", "T", "never recorded", files=("data/fake/T.jsonl",)),
+        ]
+
+    fake = Benchmark("fake", run=None, aggregate=None, metric_keys=tuple, suites=(),
+                     recordings={"decodingtrust": recordings},
+                     messages=lambda it: [{"role": "user", "content": it.inputs["text"]}])
+    monkeypatch.setitem(benchmarks.BENCHMARKS, "fake", fake)
+    assert importable()[-1] is fake
     report = import_model(None, "gpt4", tmp_path, ["fake"])
     assert report.model == "gpt-4-0314"
     assert list(report.lines()) == [
@@ -128,3 +131,25 @@ def test_import_model_writes_each_perspectives_recordings_and_reports_them(tmp_p
     assert sent == {"S/1": MESSAGES, "S/2": [{"role": "user", "content": "q2"}]} and marks == {
         "S/3": "the source stopped early"}
     assert read_cassette_file(scenario_file(tmp_path, "gpt-4-0314", "fake", "T"))[1] == {"*": "never recorded"}
+
+
+def test_the_importer_finds_its_benchmarks_in_the_registry(tmp_path, monkeypatch):
+    """No list of perspectives of its own: every benchmark with a DecodingTrust reader, in registry order (the
+    order of `pytest-trust import decodingtrust`); an import hint for any of them, passed by name or object."""
+    from pytest_trust import benchmarks
+    from pytest_trust.benchmarks.spec import Benchmark
+    from pytest_trust.errors import UsageProblem
+    from pytest_trust.importers import import_hint
+    from pytest_trust.importers.decodingtrust import PERSPECTIVES, import_model, importable
+
+    assert PERSPECTIVES == tuple(b.name for b in importable()) == (
+        "advglue", "ood", "adv_demonstration", "machine_ethics", "fairness", "toxicity", "stereotype", "privacy")
+    assert import_hint("gpt-4-0314", ["rules", "fake"]) is None
+    fake = Benchmark("fake", run=None, aggregate=None, metric_keys=tuple, suites=(),
+                     recordings={"decodingtrust": lambda data, names: []})
+    monkeypatch.setitem(benchmarks.BENCHMARKS, "fake", fake)
+    assert import_hint("gpt-4-0314", ["rules", "fake"]) == (
+        "DecodingTrust recorded this model; import its run with `pytest-trust import decodingtrust --model gpt-4-0314`")
+    assert import_model(None, "gpt4", tmp_path, [fake]).scenarios == {}
+    with pytest.raises(UsageProblem, match="no benchmark 'rules' to import from DecodingTrust"):
+        import_model(None, "gpt4", tmp_path, ["rules"])

@@ -3,12 +3,13 @@
 The plugin, the options, the gates and the reports read benchmarks only through these objects, so a
 benchmark of another package (an entry point in the ``pytest_trust.benchmarks`` group) takes part like a
 built-in one: its suites become markers and ``TRUST_SUITE`` values, its settings command-line options,
-its metric keys valid gate keys. How to write one: docs/adding-a-benchmark.md.
+its metric keys valid gate keys, its ``recordings`` readers what an importer imports. How to write one:
+docs/adding-a-benchmark.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -16,6 +17,36 @@ from ..items import Item, Result
 from ..metrics import Metric
 
 Loader = Callable[[Any, Mapping[str, Any]], list[Item]]  # (data store or None, settings) -> items
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One answer from a source's recorded run (what a ``recordings`` reader yields), for an importer.
+
+    ``messages`` are the request messages as recorded, where the recording holds them (the replay
+    then hits only if our scenario builds the very same request); ``None`` where the recording holds
+    only the answer, and the importer rebuilds the request with the benchmark's own ``messages``.
+    """
+
+    item: Item
+    response: Mapping[str, Any]  # a chat.completion body
+    messages: Sequence[Mapping[str, str]] | None = None
+
+
+@dataclass(frozen=True)
+class Unrecorded:
+    """A scenario, or one item of it (``item_id``), that a source never recorded for the model: the importer
+    marks it, so its replay skips with ``reason`` (the exception ``errors.NotRecorded``) instead of missing."""
+
+    benchmark: str
+    scenario: str
+    reason: str
+    item_id: str | None = None
+    files: tuple[str, ...] = field(default_factory=tuple)  # recording files looked for and absent
+
+
+# (data store, the source's names of the model) -> the source's recorded run, item by item
+Recordings = Callable[..., Iterable[Recorded | Unrecorded]]
 
 
 @dataclass(frozen=True)
@@ -68,7 +99,11 @@ class Benchmark:
     metric_keys: Callable[[], Sequence[str]]
     suites: tuple[Suite, ...]
     settings: tuple[Setting, ...] = ()
-    recordings: Callable[..., Any] | None = None  # an importer's reader of the benchmark's published runs
+    # Readers of recorded runs of the benchmark, by importer ("decodingtrust"): one benchmark may be
+    # imported from several sources, and an importer finds its benchmarks here instead of naming them.
+    recordings: Mapping[str, Recordings] = field(default_factory=dict)
+    # The requests ``run`` sends for an item: an importer rebuilds them for recordings that hold only answers.
+    messages: Callable[[Item], list] | None = None
     # Scores that are an unweighted mean of per-item pass rates, by key: their strata (suite, bucket), read
     # from each result's facts; a baseline compares them with a paired bootstrap.
     paired_scores: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)

@@ -11,6 +11,7 @@ from . import decodingtrust
 def import_hint(model: str, benchmarks: Iterable[str], cassettes: Path | None = None) -> str | None:
     """The command that imports a recorded run of ``model`` covering one of ``benchmarks``, if any
     importer knows one (so a run with no cassettes can say how to get them)."""
-    if decodingtrust.has_recordings(model) and any(name in decodingtrust.PERSPECTIVES for name in benchmarks):
+    importable = {benchmark.name for benchmark in decodingtrust.importable()}
+    if decodingtrust.has_recordings(model) and any(name in importable for name in benchmarks):
         return f"DecodingTrust recorded this model; import its run with `{decodingtrust.import_command(model, cassettes)}`"
     return None

@@ -3,23 +3,27 @@
 DecodingTrust ships the paper's June 2023 runs under ``data/<perspective>/generations/``, named with
 several spellings of one model (AI-secure/DecodingTrust@161ae83, ``data/*/generations``): the
 snapshot id (``gpt-4-0314``) in most perspectives, ``gpt4`` in OOD's 0- and 5-shot files and in
-toxicity. Each perspective finds its own files (its ``recordings``); this module resolves the model's
-spellings, builds each request exactly as the perspective's scenario does, and writes the cassettes.
+toxicity. Each perspective finds its own files (its benchmark's ``recordings["decodingtrust"]``); this
+module resolves the model's spellings, builds each request exactly as the perspective's scenario does (its
+``messages``), and writes the cassettes. It names no perspective: it imports every registered benchmark
+with a reader for this source, so a benchmark of another package is imported the same way.
 """
 
 from __future__ import annotations
 
-import importlib
 import shlex
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 
+from ..benchmarks import BENCHMARKS
+from ..benchmarks.spec import Benchmark, Recorded, Unrecorded
 from ..data import DataStore
 from ..errors import UsageProblem
 from .writer import CassetteSet, chat_body
+
+SOURCE = "decodingtrust"  # this importer's key in a benchmark's ``recordings``
 
 
 @dataclass(frozen=True)
@@ -38,9 +42,15 @@ RECORDED_MODELS = {
     "gpt-3.5-turbo-0301": ModelNames("gpt-3.5-turbo-0301", "gpt3.5", "gpt3"),
 }
 
-# Perspectives with an importer, in the order they are imported.
-PERSPECTIVES = ("advglue", "ood", "adv_demonstration", "machine_ethics", "fairness", "toxicity", "stereotype",
-                "privacy")
+
+def importable() -> tuple[Benchmark, ...]:
+    """The registered benchmarks with a reader of DecodingTrust's recordings, in registry order (read each
+    time, so a benchmark registered later is found too)."""
+    return tuple(benchmark for benchmark in BENCHMARKS.values() if SOURCE in benchmark.recordings)
+
+
+# Their names, in the order they are imported (the choices of `pytest-trust import decodingtrust --only`).
+PERSPECTIVES = tuple(benchmark.name for benchmark in importable())
 
 
 def resolve(model: str) -> ModelNames:
@@ -92,33 +102,47 @@ class ImportReport:
             yield line
 
 
-def perspective(name: str) -> ModuleType:
-    return importlib.import_module(f"pytest_trust.benchmarks.decodingtrust.{name}")
+def _benchmark(perspective: str | Benchmark) -> Benchmark:
+    """A benchmark passed as itself or by its registered name; it must have a reader for this source."""
+    benchmark = BENCHMARKS.get(perspective) if isinstance(perspective, str) else perspective
+    if benchmark is None or SOURCE not in benchmark.recordings:
+        known = ", ".join(b.name for b in importable())
+        name = getattr(perspective, "name", perspective)
+        raise UsageProblem(f"no benchmark {name!r} to import from DecodingTrust; it can import {known}")
+    return benchmark
 
 
-def import_model(data: DataStore, model: str, root: Path, perspectives: Iterable[str] = PERSPECTIVES,
+def import_model(data: DataStore, model: str, root: Path, perspectives: Iterable[str | Benchmark] | None = None,
                  progress: Callable[[str], None] | None = None) -> ImportReport:
-    """Write cassettes under ``root/<model>/`` from DecodingTrust's recordings of ``model``."""
-    from ..benchmarks.decodingtrust.common import NotRecorded
-
+    """Write cassettes under ``root/<model>/`` from DecodingTrust's recordings of ``model``: of ``perspectives``
+    (benchmarks, or their registered names), by default of every benchmark with a reader for this source."""
     names = resolve(model)
+    benchmarks = [_benchmark(p) for p in perspectives] if perspectives is not None else importable()
     cassettes = CassetteSet(root, names.full)
     report = ImportReport(names.full)
-    for name in perspectives:
-        module = perspective(name)
+    for benchmark in benchmarks:
         if progress:
-            progress(f"importing {name} ...")
-        for entry in module.recordings(data, names):
-            if isinstance(entry, NotRecorded):
+            progress(f"importing {benchmark.name} ...")
+        for entry in benchmark.recordings[SOURCE](data, names):
+            if isinstance(entry, Unrecorded):
                 scenario = report.scenarios[entry.benchmark, entry.scenario]
                 scenario.not_recorded.append(entry.reason)
                 scenario.missing_files.extend(f for f in entry.files if f not in scenario.missing_files)
                 cassettes.mark(entry.benchmark, entry.scenario, entry.reason, entry.item_id)
                 continue
             item = entry.item
-            messages = entry.messages if entry.messages is not None else module.messages(item)
             cassettes.add(item.benchmark, item.scenario, item.id,
-                          chat_body(names.full, messages, item.decoding), entry.response)
+                          chat_body(names.full, _request(benchmark, entry), item.decoding), entry.response)
             report.scenarios[item.benchmark, item.scenario].imported += 1
     report.files = cassettes.write()
     return report
+
+
+def _request(benchmark: Benchmark, entry: Recorded) -> list:
+    """The recorded request messages, or, where the recording holds only the answer, those ``run`` sends."""
+    if entry.messages is not None:
+        return list(entry.messages)
+    if benchmark.messages is None:
+        raise UsageProblem(f"benchmark {benchmark.name!r} recorded {entry.item.id} without its request and "
+                           "declares no messages to rebuild it")
+    return benchmark.messages(entry.item)

@@ -11,7 +11,6 @@ system turns.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ...data import absent_reason
@@ -81,28 +80,3 @@ def check_available(item: Item) -> None:
     """Raise ``Unavailable`` for a placeholder item (a test SKIP naming the absent files)."""
     if item.unavailable:
         raise Unavailable(item.unavailable)
-
-
-@dataclass(frozen=True)
-class Recorded:
-    """One answer from DecodingTrust's recordings, for the importer.
-
-    ``messages`` are the request messages as recorded, where the recording holds them (the replay
-    then hits only if our scenario builds the very same request); ``None`` where the recording holds
-    only the answer, and the importer rebuilds the request with the perspective's own ``messages``.
-    """
-
-    item: Item
-    response: Mapping[str, Any]  # a chat.completion body
-    messages: Sequence[Message] | None = None
-
-
-@dataclass(frozen=True)
-class NotRecorded:
-    """A scenario, or one item of it (``item_id``), that DecodingTrust did not record for the model."""
-
-    benchmark: str
-    scenario: str
-    reason: str
-    item_id: str | None = None
-    files: tuple[str, ...] = field(default_factory=tuple)  # recording files looked for and absent

@@ -18,5 +18,6 @@ __all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_k
 BENCHMARK = Benchmark(
     NAME, run, aggregate, metric_keys,
     suites=(Suite(NAME, "DecodingTrust robustness to adversarial demonstrations", load_items),),
-    recordings=recordings,
+    recordings={"decodingtrust": recordings},
+    messages=messages,
 )

@@ -13,12 +13,13 @@ from typing import Any
 
 from ....data import DataStore, read_json
 from ....items import Item
-from ..common import SOURCE, NotRecorded, Recorded
+from ...spec import Recorded, Unrecorded
+from ..common import SOURCE
 from .items import available, load_items
 from .scenarios import NAME, SCENARIOS, Scenario
 
 
-def recordings(data: DataStore, names: Any) -> Iterable[Recorded | NotRecorded]:
+def recordings(data: DataStore, names: Any) -> Iterable[Recorded | Unrecorded]:
     by_file: dict[tuple[str, int], list[Item]] = defaultdict(list)
     placeholders: dict[str, Item] = {}
     for item in load_items(data, {}):
@@ -29,28 +30,28 @@ def recordings(data: DataStore, names: Any) -> Iterable[Recorded | NotRecorded]:
     for scenario in SCENARIOS:
         if scenario.name in placeholders:
             inputs = placeholders[scenario.name].inputs
-            yield NotRecorded(NAME, scenario.name, f"its input files are absent upstream: {inputs['why']}",
+            yield Unrecorded(NAME, scenario.name, f"its input files are absent upstream: {inputs['why']}",
                               files=tuple(inputs["unavailable"]))
             continue
         yield from scenario_recordings(data, names.full, scenario, {s: by_file[scenario.name, s] for s in scenario.seeds})
 
 
 def scenario_recordings(data: DataStore, model: str, scenario: Scenario,
-                        items: dict[int, list[Item]]) -> Iterator[Recorded | NotRecorded]:
+                        items: dict[int, list[Item]]) -> Iterator[Recorded | Unrecorded]:
     files = {seed: scenario.recording_file(model, seed) for seed in scenario.seeds}
     absent = [path for path in files.values() if not available(path)]
     if len(absent) == len(files):
-        yield NotRecorded(NAME, scenario.name, f"DecodingTrust recorded no run of {model} here", files=tuple(absent))
+        yield Unrecorded(NAME, scenario.name, f"DecodingTrust recorded no run of {model} here", files=tuple(absent))
         return
     for seed, path in files.items():
         if path in absent:
             reason = f"DecodingTrust recorded no run of {model} for seed {seed}"
-            yield from (NotRecorded(NAME, scenario.name, reason, item.id, (path,)) for item in items[seed])
+            yield from (Unrecorded(NAME, scenario.name, reason, item.id, (path,)) for item in items[seed])
             continue
         answers = read_json(data, SOURCE, path)
         if len(answers) != len(items[seed]):  # upstream's read() drops such a file from the score
             reason = f"{path} holds {len(answers)} answers for {len(items[seed])} items"
-            yield from (NotRecorded(NAME, scenario.name, reason, item.id) for item in items[seed])
+            yield from (Unrecorded(NAME, scenario.name, reason, item.id) for item in items[seed])
             continue
         for index, (item, choices) in enumerate(zip(items[seed], answers)):
             yield Recorded(item, completion(model, choices, f"{path}#{index}"))

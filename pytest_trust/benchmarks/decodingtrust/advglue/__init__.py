@@ -25,5 +25,6 @@ BENCHMARK = Benchmark(
                       "numbers (c9b63ad: system turn, no demonstrations, temperature 0); head sends 161ae83's "
                       "(demonstrations, max_tokens 16) - a deviation recorded in the report",
                       choices=("paper", "head")),),
-    recordings=recordings,
+    recordings={"decodingtrust": recordings},
+    messages=messages,
 )

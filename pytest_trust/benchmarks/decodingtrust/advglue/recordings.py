@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ....data import DataStore
-from ..common import NotRecorded
+from ...spec import Unrecorded
 from .items import BASES, NAME, scenarios
 
 if TYPE_CHECKING:
@@ -28,8 +28,8 @@ def looked_for(scenario: str, model: str) -> tuple[str, ...]:
     return (f"data/adv-glue-plus-plus/data/{paper_era}", f"data/adv-glue-plus-plus/results/{model}/{base}.json")
 
 
-def recordings(data: DataStore, names: ModelNames) -> Iterator[NotRecorded]:
+def recordings(data: DataStore, names: ModelNames) -> Iterator[Unrecorded]:
     for scenario in scenarios():
         files = looked_for(scenario, names.full)
         reason = "DecodingTrust published no advglue recordings" + ("" if files else " (no file naming for this set)")
-        yield NotRecorded(NAME, scenario, reason, files=files)
+        yield Unrecorded(NAME, scenario, reason, files=files)

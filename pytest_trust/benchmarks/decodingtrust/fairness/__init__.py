@@ -16,5 +16,6 @@ __all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_k
 BENCHMARK = Benchmark(
     NAME, run, aggregate, metric_keys,
     suites=(Suite(NAME, "DecodingTrust fairness", load_items),),
-    recordings=recordings,
+    recordings={"decodingtrust": recordings},
+    messages=messages,
 )

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Iterator
 
 from ....data import DataStore, absent_reason, is_pinned
 from ....items import Item
-from ..common import SOURCE, NotRecorded, Recorded
+from ...spec import Recorded, Unrecorded
+from ..common import SOURCE
 from .items import NAME, load_items
 
 GENERATIONS = "data/fairness/generations/"
@@ -31,7 +32,7 @@ def recording_path(setting: str, model: str) -> str | None:
     return f"{GENERATIONS}{model}_{suffix}.jsonl" if suffix else None
 
 
-def recordings(data: DataStore, names) -> Iterator[Recorded | NotRecorded]:
+def recordings(data: DataStore, names) -> Iterator[Recorded | Unrecorded]:
     by_setting: dict[str, list[Item]] = {}
     for item in load_items(data, {}):
         by_setting.setdefault(item.scenario, []).append(item)
@@ -39,18 +40,18 @@ def recordings(data: DataStore, names) -> Iterator[Recorded | NotRecorded]:
         path = recording_path(setting, names.full)
         if path is None:
             new_style = f"results/fairness/results/{names.full}/{setting}.json"
-            yield NotRecorded(NAME, setting, f"DecodingTrust shipped no run of {names.full} for {setting}",
+            yield Unrecorded(NAME, setting, f"DecodingTrust shipped no run of {names.full} for {setting}",
                               files=(new_style,))
         elif absent_reason(SOURCE, path) is not None or not is_pinned(SOURCE, path):
-            yield NotRecorded(NAME, setting, f"{path} is not in DecodingTrust's data", files=(path,))
+            yield Unrecorded(NAME, setting, f"{path} is not in DecodingTrust's data", files=(path,))
         else:
             yield from _paired(items, json.loads(data.read_text(SOURCE, path)), path)
 
 
-def _paired(items: list[Item], records: list, path: str) -> Iterable[Recorded | NotRecorded]:
+def _paired(items: list[Item], records: list, path: str) -> Iterable[Recorded | Unrecorded]:
     """The i-th recorded exchange answers the i-th item: upstream ran the prompt file in order."""
     for item, (messages, response) in zip(items, records):
         yield Recorded(item, response, messages=messages)
     for item in items[len(records):]:
-        yield NotRecorded(NAME, item.scenario, f"{path} stops after {len(records)} answers", item_id=item.id,
+        yield Unrecorded(NAME, item.scenario, f"{path} stops after {len(records)} answers", item_id=item.id,
                           files=(path,))

@@ -10,13 +10,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from ....data import DataStore
-from ..common import NotRecorded
+from ...spec import Unrecorded
 from .items import NAME
 from .settings import SETTINGS
 
 REASON = "DecodingTrust ships no machine-ethics recordings (AI-secure/DecodingTrust@161ae83, data/machine_ethics/)"
 
 
-def recordings(data: DataStore, names: Any) -> Iterable[NotRecorded]:
+def recordings(data: DataStore, names: Any) -> Iterable[Unrecorded]:
     for setting in SETTINGS:
-        yield NotRecorded(NAME, setting.name, REASON)
+        yield Unrecorded(NAME, setting.name, REASON)

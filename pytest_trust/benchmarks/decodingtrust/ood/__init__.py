@@ -21,5 +21,6 @@ BENCHMARK = Benchmark(
                       "DecodingTrust OOD: v1.0 (default) is the per-answer rule that produced the published numbers; "
                       "head is the rule upstream adopted after v1.0 (a2e191b) - a deviation recorded in the report",
                       choices=("v1.0", "head")),),
-    recordings=recordings,
+    recordings={"decodingtrust": recordings},
+    messages=messages,
 )

@@ -12,12 +12,13 @@ from collections.abc import Iterable, Iterator
 from ....data import DataStore, absent_reason, is_pinned, read_json
 from ....errors import DataError
 from ....items import Item
-from ..common import SOURCE, NotRecorded, Recorded
+from ...spec import Recorded, Unrecorded
+from ..common import SOURCE
 from .items import NAME, load_items
 from .runs import RUNS
 
 
-def recordings(data: DataStore, names) -> Iterator[Recorded | NotRecorded]:
+def recordings(data: DataStore, names) -> Iterator[Recorded | Unrecorded]:
     """One run per scenario: its file's answers by position, or the scenario marked not recorded."""
     items_by_run: dict[str, list[Item]] = defaultdict(list)
     for item in load_items(data, {}):
@@ -27,25 +28,25 @@ def recordings(data: DataStore, names) -> Iterator[Recorded | NotRecorded]:
         path = run.recording(names.full, names.short)
         if not is_pinned(SOURCE, path) or absent_reason(SOURCE, path) is not None:
             reason = f"DecodingTrust shipped no recording of {names.full} for {run.scenario}"
-            yield NotRecorded(NAME, run.scenario, reason, files=(path,))
+            yield Unrecorded(NAME, run.scenario, reason, files=(path,))
         elif items_by_run[run.name]:
             yield from _pair(read_json(data, SOURCE, path), items_by_run[run.name], path)
 
 
-def _pair(records: list, items: list[Item], path: str) -> Iterable[Recorded | NotRecorded]:
+def _pair(records: list, items: list[Item], path: str) -> Iterable[Recorded | Unrecorded]:
     file = path.rsplit("/", 1)[1]
     if len(records) > len(items):
         raise DataError(f"{path}: {len(records)} recorded answers for {len(items)} items")
     if records and _task_message(records[0][0]) != items[0].inputs["task_message"]:
         # gpt-3.5's qa2023 idk file is a byte copy of its standard run: it never asked the idk question
-        yield NotRecorded(NAME, items[0].scenario, f"{file} holds the requests of another task message "
+        yield Unrecorded(NAME, items[0].scenario, f"{file} holds the requests of another task message "
                           "(an upstream copy of another run's file)", files=(path,))
         return
     for (messages, response), item in zip(records, items):
         yield Recorded(item, response, messages=messages)
     reason = f"the recording holds {len(records)} of {len(items)} answers ({file})"
     for item in items[len(records):]:
-        yield NotRecorded(NAME, item.scenario, reason, item.id)
+        yield Unrecorded(NAME, item.scenario, reason, item.id)
 
 
 def _task_message(messages: list[dict]) -> str:

@@ -27,6 +27,7 @@ BENCHMARK = Benchmark(
                       "DecodingTrust privacy score: paper (default) is 1 minus the unweighted mean of the Enron, PII "
                       "and understanding leak rates, as published; head weighs them 0.4/0.3/0.3 as 161ae83's code - "
                       "a deviation recorded in the report", choices=("paper", "head"))),
-    recordings=recordings,
+    recordings={"decodingtrust": recordings},
+    messages=messages,
     split_samples=split_samples,
 )

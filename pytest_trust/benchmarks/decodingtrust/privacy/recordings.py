@@ -18,14 +18,15 @@ from typing import Any
 from ....data import DataStore, absent_reason, is_pinned, read_jsonl
 from ....errors import DataError
 from ....items import Item
-from ..common import SOURCE, NotRecorded, Recorded
+from ...spec import Recorded, Unrecorded
+from ..common import SOURCE
 from .items import NAME, load_items
 from .prompts import PII_SYSTEM
 from .protocol import messages as item_messages
 from .scenarios import MODES, PII_RUNS, TOPICS, understanding_recording, understanding_scenario
 
 
-def recordings(data: DataStore, names) -> Iterator[Recorded | NotRecorded]:
+def recordings(data: DataStore, names) -> Iterator[Recorded | Unrecorded]:
     by_scenario: dict[str, list[Item]] = {}
     for item in load_items(data, {}):
         by_scenario.setdefault(item.scenario, []).append(item)
@@ -40,18 +41,18 @@ def recordings(data: DataStore, names) -> Iterator[Recorded | NotRecorded]:
                                   understanding_recording(topic, model), model)
 
 
-def _absent(items: list[Item], path: str, model: str) -> NotRecorded | None:
+def _absent(items: list[Item], path: str, model: str) -> Unrecorded | None:
     """The scenario marked not recorded when its recording, or the inputs to pair it with, are absent."""
     if items[0].unavailable:
-        return NotRecorded(NAME, items[0].scenario, items[0].unavailable, files=tuple(items[0].inputs["unavailable"]))
+        return Unrecorded(NAME, items[0].scenario, items[0].unavailable, files=tuple(items[0].inputs["unavailable"]))
     if absent_reason(SOURCE, path) is None and is_pinned(SOURCE, path):
         return None
     reason = f"DecodingTrust shipped no recording of {model} for {items[0].scenario}"
-    return NotRecorded(NAME, items[0].scenario, reason, files=(path,))
+    return Unrecorded(NAME, items[0].scenario, reason, files=(path,))
 
 
 def _scenario(data: DataStore, items: list[Item], path: str, model: str, key: Callable[[Item], Hashable],
-              request: Callable[[Item, dict], list]) -> Iterator[Recorded | NotRecorded]:
+              request: Callable[[Item, dict], list]) -> Iterator[Recorded | Unrecorded]:
     missing = _absent(items, path, model)
     if missing is not None:
         yield missing
@@ -75,9 +76,9 @@ def _scenario(data: DataStore, items: list[Item], path: str, model: str, key: Ca
         yield _not_recorded(skipped, path)
 
 
-def _not_recorded(item: Item, path: str) -> NotRecorded:
+def _not_recorded(item: Item, path: str) -> Unrecorded:
     reason = f"{path.rsplit('/', 1)[1]} holds no answer to this request (the call failed upstream)"
-    return NotRecorded(NAME, item.scenario, reason, item_id=item.id)
+    return Unrecorded(NAME, item.scenario, reason, item_id=item.id)
 
 
 def _record_key(record: dict) -> Hashable:
@@ -104,7 +105,7 @@ def _pii_messages(item: Item, record: dict) -> list:
     return [{"role": "system", "content": PII_SYSTEM.format(item.inputs["pii"])}, *record["prompt"]]
 
 
-def _understanding(data: DataStore, items: list[Item], path: str, model: str) -> Iterator[Recorded | NotRecorded]:
+def _understanding(data: DataStore, items: list[Item], path: str, model: str) -> Iterator[Recorded | Unrecorded]:
     missing = _absent(items, path, model)
     if missing is not None:
         yield missing
@@ -119,7 +120,7 @@ def _understanding(data: DataStore, items: list[Item], path: str, model: str) ->
         records = by_phrasing.get(item.inputs["phrasing"], [])
         if not records:
             reason = f"{path.rsplit('/', 1)[1]} holds no answer to this phrasing (the calls failed upstream)"
-            yield NotRecorded(NAME, item.scenario, reason, item_id=item.id)
+            yield Unrecorded(NAME, item.scenario, reason, item_id=item.id)
             continue
         asked = item_messages(item)
         if any(record["prompt"] != asked for record in records):

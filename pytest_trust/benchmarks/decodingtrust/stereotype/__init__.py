@@ -18,6 +18,7 @@ BENCHMARK = Benchmark(
     NAME, run, aggregate, metric_keys,
     suites=(Suite(NAME, "DecodingTrust stereotype bias", load_items),),
     settings=(DT_SAMPLES,),
-    recordings=recordings,
+    recordings={"decodingtrust": recordings},
+    messages=messages,
     split_samples=split_samples,
 )

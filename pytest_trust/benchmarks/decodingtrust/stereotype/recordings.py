@@ -17,7 +17,8 @@ from typing import Any
 from ....data import DataStore, absent_reason, is_pinned, read_csv
 from ....errors import DataError
 from ....items import Item
-from ..common import SOURCE, Message, NotRecorded, Recorded
+from ...spec import Recorded, Unrecorded
+from ..common import SOURCE, Message
 from .items import NAME, load_items
 from .prompts import DECODING, SYS_TYPES, TOPICS, scenario
 
@@ -29,7 +30,7 @@ def recording_path(sys_type: str, topic: str, model: str) -> str:
     return f"{GENERATIONS}/{sys_type}/{model}_{topic}.csv"
 
 
-def recordings(data: DataStore, names: Any) -> Iterator[Recorded | NotRecorded]:
+def recordings(data: DataStore, names: Any) -> Iterator[Recorded | Unrecorded]:
     by_scenario: dict[str, list[Item]] = defaultdict(list)
     for item in load_items(data, {}):
         by_scenario[item.scenario].append(item)
@@ -38,15 +39,15 @@ def recordings(data: DataStore, names: Any) -> Iterator[Recorded | NotRecorded]:
             items = by_scenario[scenario(sys_type, topic)]
             path = recording_path(sys_type, topic, names.full)
             if items[0].unavailable:
-                yield NotRecorded(NAME, items[0].scenario, items[0].unavailable, files=tuple(items[0].inputs["unavailable"]))
+                yield Unrecorded(NAME, items[0].scenario, items[0].unavailable, files=tuple(items[0].inputs["unavailable"]))
             elif not is_pinned(SOURCE, path) or absent_reason(SOURCE, path) is not None:
                 reason = f"DecodingTrust shipped no recording of {names.full} for {items[0].scenario}"
-                yield NotRecorded(NAME, items[0].scenario, reason, files=(path,))
+                yield Unrecorded(NAME, items[0].scenario, reason, files=(path,))
             else:
                 yield from paired(items, read_csv(data, SOURCE, path), path, names.full)
 
 
-def paired(items: Sequence[Item], rows: list[list[str]], path: str, model: str) -> Iterator[Recorded | NotRecorded]:
+def paired(items: Sequence[Item], rows: list[list[str]], path: str, model: str) -> Iterator[Recorded | Unrecorded]:
     if not rows or rows[0] != COLUMNS:
         raise DataError(f"{path}: expected the columns {', '.join(COLUMNS[:4])} .. gen_24, found {rows[:1]}")
     first: dict[str, int] = {}
@@ -57,7 +58,7 @@ def paired(items: Sequence[Item], rows: list[list[str]], path: str, model: str) 
     for item in items:
         number = first.get(item.inputs["user"])
         if number is None:
-            yield NotRecorded(NAME, item.scenario, f"{file} has no row for this prompt", item.id, (path,))
+            yield Unrecorded(NAME, item.scenario, f"{file} has no row for this prompt", item.id, (path,))
             continue
         row = rows[number]
         outputs = [_output(cell, path, number) for cell in row[3:]]

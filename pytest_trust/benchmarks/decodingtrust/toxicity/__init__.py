@@ -21,6 +21,7 @@ BENCHMARK = Benchmark(
     NAME, run, aggregate, metric_keys,
     suites=(Suite(NAME, "DecodingTrust toxicity", load_items),),
     settings=(DT_SAMPLES,),
-    recordings=recordings,
+    recordings={"decodingtrust": recordings},
+    messages=messages,
     split_samples=split_samples,
 )

@@ -16,13 +16,14 @@ from typing import Any
 from ....data import DataStore, absent_reason, is_pinned, read_jsonl
 from ....errors import DataError
 from ....items import Item
-from ..common import SOURCE, NotRecorded, Recorded
+from ...spec import Recorded, Unrecorded
+from ..common import SOURCE
 from .items import NAME, load_items
 from .prompts import PROMPT_SETS, STUDY_RECORDING, SYSTEM_OF_TEMPLATE, main_scenario, study_scenario
 from .templates import TEMPLATES
 
 
-def recordings(data: DataStore, names: Any) -> Iterator[Recorded | NotRecorded]:
+def recordings(data: DataStore, names: Any) -> Iterator[Recorded | Unrecorded]:
     by_scenario: dict[str, list[Item]] = defaultdict(list)
     for item in load_items(data, {}):
         by_scenario[item.scenario].append(item)
@@ -36,17 +37,17 @@ def recordings(data: DataStore, names: Any) -> Iterator[Recorded | NotRecorded]:
         yield from _scenario(data, by_scenario[study_scenario(template)], path, names.full)
 
 
-def _scenario(data: DataStore, items: list[Item], path: str, model: str) -> Iterator[Recorded | NotRecorded]:
+def _scenario(data: DataStore, items: list[Item], path: str, model: str) -> Iterator[Recorded | Unrecorded]:
     first = items[0]
     if first.unavailable:
-        yield NotRecorded(NAME, first.scenario, first.unavailable, files=tuple(first.inputs["unavailable"]))
+        yield Unrecorded(NAME, first.scenario, first.unavailable, files=tuple(first.inputs["unavailable"]))
         return
     file = path.rsplit("/", 1)[1]
     why = absent_reason(SOURCE, path)
     if why is not None:
-        yield NotRecorded(NAME, first.scenario, f"DecodingTrust's recording {file} is {why}", files=(path,))
+        yield Unrecorded(NAME, first.scenario, f"DecodingTrust's recording {file} is {why}", files=(path,))
     elif not is_pinned(SOURCE, path):
-        yield NotRecorded(NAME, first.scenario, f"DecodingTrust shipped no recording of {model} for {first.scenario}",
+        yield Unrecorded(NAME, first.scenario, f"DecodingTrust shipped no recording of {model} for {first.scenario}",
                           files=(path,))
     else:
         yield from paired(items, read_jsonl(data, SOURCE, path), path)
