@@ -143,7 +143,7 @@ def test_the_importer_finds_its_benchmarks_in_the_registry(tmp_path, monkeypatch
     from pytest_trust.importers.decodingtrust import PERSPECTIVES, import_model, importable
 
     assert PERSPECTIVES == tuple(b.name for b in importable()) == (
-        "advglue", "ood", "adv_demonstration", "machine_ethics", "fairness", "toxicity", "stereotype", "privacy")
+        "ood", "advglue", "adv_demonstration", "machine_ethics", "fairness", "toxicity", "stereotype", "privacy")
     assert import_hint("gpt-4-0314", ["rules", "fake"]) is None
     fake = Benchmark("fake", run=None, aggregate=None, metric_keys=tuple, suites=(),
                      recordings={"decodingtrust": lambda data, names: []})

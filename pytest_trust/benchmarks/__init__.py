@@ -16,10 +16,9 @@ from .decodingtrust import adv_demonstration, advglue, fairness, machine_ethics,
 from .spec import Benchmark, Setting, Suite
 
 ENTRY_POINTS = "pytest_trust.benchmarks"
-# Registry order is the order of markers, options and `pytest-trust import decodingtrust` (advglue first, as
-# that importer always ran them).
+# Registry order is the order of markers, options, the report's settings and `pytest-trust import decodingtrust`.
 BUILT_IN: tuple[Benchmark, ...] = tuple(package.BENCHMARK for package in (
-    rules, rules_detection, rules_v1, advglue, ood, adv_demonstration, machine_ethics, fairness, toxicity,
+    rules, rules_detection, rules_v1, ood, advglue, adv_demonstration, machine_ethics, fairness, toxicity,
     stereotype, privacy))
 
 BENCHMARKS: dict[str, Benchmark] = {}
