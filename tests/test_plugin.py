@@ -380,3 +380,14 @@ def test_failing_items_are_one_account_per_scenario_and_pytest_detail_comes_on_r
         detailed = run(project, "--trust-limit", "4", "--block-network", flag).stdout.str()
         assert detailed.count("_ test_hodor[") == 4 and "Assistant did respond with 'Hodor'." in detailed
         assert "failing items by scenario (each one is reported above;" in detailed
+
+
+def test_the_account_shows_how_the_failing_answers_begin(pytester, data_mirror, monkeypatch):
+    """A reason quoting a long answer shows its first characters, escaped, not '...': the part a reader needs."""
+    monkeypatch.setenv("PYTEST_TRUST_DATA", str(data_mirror))  # not --trust-data DIR: pytest takes DIR for a rootdir
+    pytester.makepyfile(test_ood=suite_module("ood", "ood"))
+    args = ("--trust-limit", "2", "-k", "style-0shot-base")
+    record(pytester, "The movie, as\x1b[2J a whole, is hard to judge.", *args)
+    result = run(pytester, *args, "--block-network")
+    result.stdout.fnmatch_lines(["  style-0shot-base: 2 of 2 failed",
+                                 "       1x answered 'The movie, as\\x1b[2J...': counted as a refusal, expected *"])

@@ -24,7 +24,8 @@ SCENARIOS_SHOWN = 3  # per benchmark, most failures first; -v shows every scenar
 REASONS_SHOWN = 2  # per scenario, most common first
 IDS_SHOWN = 3  # per scenario, as many as fit on one line
 QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")  # quoted text in a reason: answers, labels
-QUOTE_KEPT = 24  # short quotes (labels such as 'positive') stay; longer ones (answers) are elided
+QUOTE_KEPT = 24  # short quotes (labels such as 'positive') stay whole; longer ones (answers) are cut
+QUOTE_PREFIX = 20  # of a long quote, the first characters, escaped, then "...": what the answer began with
 
 
 IRREGULAR = {  # an answer's finish reason as the summary names it
@@ -75,11 +76,23 @@ def unfold(tr: Any, reports: list[Any] | None) -> None:
 
 
 def reason_pattern(reason: str) -> str:
-    """A verdict reason with long quoted text (the model's answer) elided, so that failures for the
-    same reason count together; labels and short quotes stay."""
-    text = QUOTED.sub(lambda m: m.group() if len(m.group()) <= QUOTE_KEPT else m.group()[0] + "..." + m.group()[0],
+    """A verdict reason with long quoted text (the model's answer) cut to its first characters, so that
+    answers beginning alike count together and the reader still sees what the model said; labels and
+    short quotes stay whole."""
+    text = QUOTED.sub(lambda m: m.group() if len(m.group()) <= QUOTE_KEPT else _quote_prefix(m.group()),
                       " ".join(reason.split()))
     return text or "(no reason given)"
+
+
+def _quote_prefix(quoted: str) -> str:
+    """The first QUOTE_PREFIX characters of a quote, control characters escaped (a terminal must not act on
+    them), never ending inside an escape such as ``\\n``, then an ellipsis: ``'The movie was great,...'``."""
+    mark, inner = quoted[0], quoted[1:-1]
+    prefix = "".join(c if c.isprintable() else repr(c)[1:-1] for c in inner[:QUOTE_PREFIX])
+    trailing = len(prefix) - len(prefix.rstrip("\\"))
+    if trailing % 2:  # a lone backslash: the first half of an escape the reason's repr wrote
+        prefix = prefix[:-1]
+    return f"{mark}{prefix.rstrip()}...{mark}"
 
 
 def scenario_of(item_id: str) -> str:
