@@ -172,7 +172,7 @@ def evaluate(gates: Iterable[Gate], metrics: Mapping[str, Metric], allow_partial
             why = f"{family(gate.key)} ran, but not the items it needs (a partial selection, or skips){allowed}"
             results.append(GateResult(gate, None, NOT_COMPUTED, why, blocks=not allow_partial))
         elif metric.partial:  # computed from part of what the score needs: not the score it names
-            results.append(GateResult(gate, metric, NOT_COMPUTED, f"partial: lacks {metric.partial}" + allowed,
+            results.append(GateResult(gate, metric, NOT_COMPUTED, f"partial ({metric.partial})" + allowed,
                                       blocks=not allow_partial))
         elif math.isnan(metric.value):
             results.append(GateResult(gate, metric, NOT_COMPUTED, f"undefined (NaN) on the {metric.n} items scored"
