@@ -78,7 +78,9 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--trust-markdown", metavar="PATH",
                     help="write a short Markdown summary here (gates, intervals, changes against a baseline), for a "
                          "pull-request comment or $GITHUB_STEP_SUMMARY")
-    group.addoption("--trust-limit", type=int, metavar="N", help="run a seeded subset of N items per scenario")
+    group.addoption("--trust-limit", type=int, metavar="N",
+                    help="run a seeded subset of N items per cassette file: a DecodingTrust scenario, a RuLES rule "
+                         "file (all its suites together), a RuLES v1 suite's rule file, a detection behaviour")
     group.addoption("--trust-profile", choices=sorted(PROFILES), default=None,
                     help="a named run size: " + "; ".join(f"{name}: {text}" for name, (_, text) in PROFILES.items())
                          + " (the same items for the same --trust-seed)")
@@ -151,8 +153,8 @@ def add_options(parser: pytest.Parser) -> None:
 
 # Named run sizes: a seeded sample of so many items per scenario (None: every item).
 PROFILES: dict[str, tuple[int | None, str]] = {
-    "smoke": (5, "5 items per scenario, for pull requests"),
-    "standard": (50, "50 items per scenario"),
+    "smoke": (5, "5 items per cassette file, for pull requests"),
+    "standard": (50, "50 items per cassette file"),
     "full": (None, "every item, the paper's full configurations, for nightly runs"),
 }
 

@@ -95,7 +95,7 @@ class TrustSession:
         return self._data
 
     def items(self, suite_name: str) -> list[Item]:
-        """A suite's items, built once (then read from the user cache), cut to --trust-limit per scenario."""
+        """A suite's items, built once (then read from the user cache), cut to --trust-limit per cassette file."""
         if suite_name not in self._items:
             suite = SUITES[suite_name]
             if suite.needs_data:
@@ -266,7 +266,8 @@ class TrustSession:
 
 
 def seeded_subset(items: list[Item], limit: int, seed: int) -> list[Item]:
-    """Up to ``limit`` items per scenario, the same ones for the same seed, in their original order."""
+    """Up to ``limit`` items per cassette file (``Item.scenario``), the same ones for the same seed, in their
+    original order."""
     by_scenario: dict[str, list[Item]] = defaultdict(list)
     for item in items:
         by_scenario[item.scenario].append(item)

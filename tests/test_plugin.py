@@ -391,3 +391,14 @@ def test_the_account_shows_how_the_failing_answers_begin(pytester, data_mirror, 
     result = run(pytester, *args, "--block-network")
     result.stdout.fnmatch_lines(["  style-0shot-base: 2 of 2 failed",
                                  "       1x answered 'The movie, as\\x1b[2J...': counted as a refusal, expected *"])
+
+
+def test_the_limit_is_named_by_its_unit_in_the_help_and_the_summary(project):
+    """--trust-limit cuts per cassette file (for RuLES a rule file, not one of its scenarios): one word for it."""
+    help_text = " ".join(run(project, "--help").stdout.str().split())
+    assert "a seeded subset of N items per cassette file: a DecodingTrust scenario, a RuLES rule file" in help_text
+    assert "smoke: 5 items per cassette file" in help_text and "items per scenario" not in help_text
+    record(project, "Hodor", "--trust-limit", "2")
+    result = run(project, "--trust-limit", "2", "--block-network")
+    header = "model canned   record mode none   cassettes *   --trust-limit: 2 items per cassette file (seed 0)"
+    result.stdout.fnmatch_lines([header])

@@ -156,8 +156,10 @@ def write_summary(tr: Any, trust: Any) -> None:
     gated = {g.gate.key: g for g in trust.gate_results}
     tr.write_sep("=", "pytest-trust")
     cfg = trust.config
+    size = (f"   {cfg.profile or '--trust-limit'}: {cfg.limit} items per cassette file (seed {cfg.seed})"
+            if cfg.limit is not None else "")
     tr.write_line(f"model {cfg.model}   record mode {cfg.record_mode.value}   "
-                  f"cassettes {cfg.cassettes}" + ("   soft" if trust.soft else ""))
+                  f"cassettes {cfg.cassettes}" + ("   soft" if trust.soft else "") + size)
     prompt = getattr(cfg, "system_prompt", None)
     if prompt is not None:
         tr.write_line(f"system prompt {prompt.describe()}   recordings {cfg.cassettes / str(cfg.recordings)}")
