@@ -196,6 +196,7 @@ class RunConfig:
     baseline_update: bool = False  # --trust-baseline-update: write this run's report there
     shard: tuple[int, int] | None = None  # --trust-shard I/N, 1-based
     system_prompt: SystemPrompt | None = None  # --trust-system-prompt FILE or the conftest.py hook's
+    data_missing: Path | None = None  # the trust_data ini option's folder, when it is set but does not exist
 
     @property
     def recordings(self) -> str | None:
@@ -306,6 +307,7 @@ class RunConfig:
             baseline_update=bool(opt("trust_baseline_update")),
             shard=shard,
             system_prompt=resolve_system_prompt(config, here),
+            data_missing=None if data is not None else _missing_ini_mirror(config),
         )
 
 
@@ -345,3 +347,9 @@ def data_mirror(config: pytest.Config) -> Path | None:
             return path
     path = resolve_path(Path(config.rootpath), config.getini("trust_data"))
     return path if path is not None and path.is_dir() else None
+
+
+def _missing_ini_mirror(config: pytest.Config) -> Path | None:
+    """The trust_data ini option's folder when it is set but absent: a message must say so, not call it unset."""
+    path = resolve_path(Path(config.rootpath), config.getini("trust_data"))
+    return path if path is not None and not path.is_dir() else None

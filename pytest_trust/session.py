@@ -18,6 +18,7 @@ from .benchmarks import BENCHMARKS, SUITES
 from .data import DataStore
 from .data.item_cache import cached_items
 from .data.store import default_cache
+from .errors import DataUnavailable
 from .gates import GateResult, Thresholds, evaluate
 from .importers import import_hint
 from .items import Item, Result
@@ -52,6 +53,7 @@ class TrustSession:
         self.started = time.time()
         self._items: dict[str, list[Item]] = {}
         self._data: DataStore | None = None
+        self._no_data_in: str | None = None  # the first suite whose data could not be read (one message per run)
         self.recorder = (Recorder(config.cassettes, config.recordings, config.record_mode, run, worker or "main")
                          if config.recordings else None)  # a system prompt's recordings: a folder of their own
         self.model: Model | None = None
@@ -91,7 +93,7 @@ class TrustSession:
     @property
     def data(self) -> DataStore:
         if self._data is None:
-            self._data = DataStore(self.config.data)
+            self._data = DataStore(self.config.data, missing_mirror=self.config.data_missing)
         return self._data
 
     def items(self, suite_name: str) -> list[Item]:
@@ -99,8 +101,15 @@ class TrustSession:
         if suite_name not in self._items:
             suite = SUITES[suite_name]
             if suite.needs_data:
-                items = cached_items(default_cache().parent / "items", suite_name, self.config.settings,
-                                     self.config.data, lambda: suite.load(self.data, self.config.settings))
+                try:
+                    items = cached_items(default_cache().parent / "items", suite_name, self.config.settings,
+                                         self.config.data, lambda: suite.load(self.data, self.config.settings))
+                except DataUnavailable:
+                    if self._no_data_in is None:  # the first suite says why and what to do; the rest point to it
+                        self._no_data_in = suite_name
+                        raise
+                    raise DataUnavailable(f"its benchmark data cannot be read either: the error loading suite "
+                                          f"{self._no_data_in} says why and what to do") from None
             else:  # a suite built from its own rows (a user's, a test's): the cache's key cannot cover them
                 items = suite.load(None, self.config.settings)
             if self.config.limit is not None:

@@ -402,3 +402,24 @@ def test_the_limit_is_named_by_its_unit_in_the_help_and_the_summary(project):
     result = run(project, "--trust-limit", "2", "--block-network")
     header = "model canned   record mode none   cassettes *   --trust-limit: 2 items per cassette file (seed 0)"
     result.stdout.fnmatch_lines([header])
+
+
+def test_no_benchmark_data_is_one_message_per_run_naming_a_missing_ini_folder(pytester, monkeypatch):
+    """No mirror, no cache, no download: one message with the fix, not one per suite; an ini option set to a
+    folder that does not exist is said to be set, not unset."""
+    monkeypatch.delenv("PYTEST_TRUST_DATA", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(pytester.path / "empty-cache"))
+    monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")  # downloads fail at once, network or not
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    pytester.makeini("[pytest]\ntrust_data = no-such-mirror\n")
+    pytester.makepyfile(test_rules=RULES_SUITE, test_ood=suite_module("ood", "ood"),
+                        test_fairness=suite_module("fairness", "fairness"))
+    (pytester.path / "cassettes" / "canned" / "rules").mkdir(parents=True)
+    result = run(pytester)
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.INTERRUPTED and "Traceback" not in out
+    assert out.count("Connect to the internet") == 1 and "no data mirror is set" not in out
+    missing = f"the trust_data ini option is set to {pytester.path}/no-such-mirror, which does not exist"
+    result.stdout.fnmatch_lines([f"*{missing}*"])
+    assert out.count("the error loading suite ") == 2  # the other suites point at the one message
