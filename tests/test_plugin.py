@@ -423,3 +423,15 @@ def test_no_benchmark_data_is_one_message_per_run_naming_a_missing_ini_folder(py
     missing = f"the trust_data ini option is set to {pytester.path}/no-such-mirror, which does not exist"
     result.stdout.fnmatch_lines([f"*{missing}*"])
     assert out.count("the error loading suite ") == 2  # the other suites point at the one message
+
+
+def test_a_corrupt_cassette_is_named_once_in_the_summary_with_its_fix(project):
+    """Under the README's CI flags (-q --tb=no) pytest prints only bare ERROR lines: the summary names the file."""
+    record(project, "Hodor", "--trust-limit", "3")
+    project.path.joinpath(*CASSETTE).write_text('{"version": 1, "interactions": [')
+    result = run(project, "--trust-limit", "3", "--block-network", "-q", "--tb=no")
+    result.assert_outcomes(errors=3)
+    out = result.stdout.str()
+    assert out.count("systematic.Hodor.json") == 1, out
+    result.stdout.fnmatch_lines([("corrupt cassette, 3 items errored: cassette *systematic.Hodor.json cannot be read "
+                                 "(*): restore it from git, or re-record the scenario with --record-mode=rewrite")])

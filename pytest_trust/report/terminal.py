@@ -25,6 +25,7 @@ REASONS_SHOWN = 2  # per scenario, most common first
 IDS_SHOWN = 3  # per scenario, as many as fit on one line
 QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")  # quoted text in a reason: answers, labels
 QUOTE_KEPT = 24  # short quotes (labels such as 'positive') stay whole; longer ones (answers) are cut
+CASSETTE_NAMED = re.compile(r"cassette (.+?\.json)\b")  # the file a corrupt-cassette message names first
 QUOTE_PREFIX = 20  # of a long quote, the first characters, escaped, then "...": what the answer began with
 
 
@@ -138,6 +139,19 @@ def failing_account(trust: Any, every_scenario: bool = False, width: int = WIDTH
     return lines
 
 
+def corrupt_files(trust: Any) -> list[str]:
+    """One line per corrupt cassette file, however many items errored on it: its first message (the file, the
+    problem, the fix) and the count. Under ``-q --tb=no`` pytest prints the items' bare ERROR lines only."""
+    by_file: dict[str, list[str]] = {}
+    for nodeid, kind in trust.error_kinds.items():
+        message = trust.error_messages.get(nodeid)
+        if kind == "corrupt cassette" and message:
+            where = CASSETTE_NAMED.match(message)
+            by_file.setdefault(where.group(1) if where else message, []).append(message)
+    return [f"corrupt cassette, {len(messages)} item{'s' if len(messages) > 1 else ''} errored: {messages[0]}"
+            for _, messages in sorted(by_file.items())]
+
+
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
@@ -226,6 +240,8 @@ def write_summary(tr: Any, trust: Any) -> None:
         tr.write_line(line)
     for line in trust.unrecorded_lines:
         tr.write_line(line)
+    for line in corrupt_files(trust):
+        tr.write_line(line, red=True)
     counts = trust.item_counts()
     kinds: dict[str, int] = {}
     for kind in trust.error_kinds.values():
