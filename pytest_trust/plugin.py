@@ -25,6 +25,7 @@ from .recording.cassettes import model_dir
 from .recording.journal import merge_journals
 from .report import json_report, terminal
 from .report.junit import ERROR_PROPERTY, INTERNAL, RESULT_PROPERTY, SKIP_PROPERTY, gate_cases, item_properties
+from .selection import marker_lines
 from .session import TrustSession
 
 SESSION_KEY = pytest.StashKey[TrustSession]()
@@ -125,6 +126,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if suite not in SUITES:  # one message, no traceback
         pytest.fail(f"{metafunc.module.__file__}: TRUST_SUITE must be one of {', '.join(SUITES)}, not {suite!r}",
                     pytrace=False)
+    _session(metafunc.config).suites_seen.add(suite)
     if _deselected_by_markers(metafunc):  # `-m rules` need not load DecodingTrust's 259,000 items
         metafunc.parametrize("trust_item", [], ids=[])
         return
@@ -155,6 +157,8 @@ def _deselected_by_markers(metafunc: pytest.Metafunc) -> bool:
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected: judge only what will run
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     trust = _session(config)
+    if trust.suites_seen and trust.worker is None:  # -m selected nothing, or named a marker nobody registered
+        trust.selection_lines = marker_lines(config.getoption("markexpr", ""), config.getini("markers"), len(items))
     if trust.config.shard is not None:
         _select_shard(config, items, trust.config.shard)
     by_benchmark: dict[str, list[pytest.Item]] = {}
@@ -480,3 +484,5 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminal.unfold(terminalreporter, folded)
     if trust.worker is None and trust.ran_items:
         terminal.write_summary(terminalreporter, trust)
+    for line in trust.selection_lines:
+        terminalreporter.write_line(line, yellow=True)

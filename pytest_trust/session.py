@@ -6,11 +6,13 @@ plugins do; it lives once per process (controller, workers, or the single proces
 
 from __future__ import annotations
 
+import difflib
 import random
 import shlex
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import baseline as baselines
@@ -76,6 +78,8 @@ class TrustSession:
         self.unwritten: list[str] = []  # reports that could not be written, each with its repair
         self.unrecorded_lines: list[str] = []  # benchmarks skipped for want of any recording
         self.unrecorded_deselected = 0  # items --trust-recorded-only deselected
+        self.suites_seen: set[str] = set()  # the suites this process's collection met (selected or not)
+        self.selection_lines: list[str] = []  # what a surprising -m selection did (pytest_trust/selection.py)
         self.baseline_report: dict[str, Any] | None = None  # --trust-baseline's report, on the controller
         self.baseline: dict[str, Any] | None = None  # this run against it: the report's `baseline` section
         self.baseline_lines: list[str] = []  # what --trust-baseline-update did
@@ -170,7 +174,21 @@ class TrustSession:
         flag = f" --trust-cassettes {shlex.quote(str(cassettes))}" if cassettes is not None else ""
         flag += self.system_prompt_flag()
         return text + (f": record them with `pytest --model {shlex.quote(model)}{flag} --record-mode=new_episodes "
-                       "--trust-base-url URL`")
+                       "--trust-base-url URL`") + self._other_models(where)
+
+    def _other_models(self, where: Path) -> str:
+        """When the model has no folder at all but others do: a misspelt --model, most likely. Their names, and
+        the closest one."""
+        root = self.config.cassettes
+        if where.is_dir() or not root.is_dir():
+            return ""
+        known = sorted(p.name for p in root.iterdir()
+                       if p.is_dir() and not p.name.startswith(".") and "+prompt-" not in p.name)
+        if not known:
+            return ""
+        close = difflib.get_close_matches(where.name, known, n=1)
+        return ((f"; did you mean --model {close[0]}?" if close else "")
+                + f" (recorded models under {root}: {', '.join(known)})")
 
     def system_prompt_flag(self) -> str:
         """What a printed command needs to reach this prompt's recordings: the option when the prompt came from

@@ -435,3 +435,33 @@ def test_a_corrupt_cassette_is_named_once_in_the_summary_with_its_fix(project):
     assert out.count("systematic.Hodor.json") == 1, out
     result.stdout.fnmatch_lines([("corrupt cassette, 3 items errored: cassette *systematic.Hodor.json cannot be read "
                                  "(*): restore it from git, or re-record the scenario with --record-mode=rewrite")])
+
+
+def test_a_typo_in_a_thresholds_key_gets_a_did_you_mean(project):
+    thresholds(project, "default:\n  rules_v1.systematic.harmles: {min: 0.5}\n")
+    result = run(project)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([("*line 2: default.rules_v1.systematic.harmles: unknown metric key "
+                                 "'rules_v1.systematic.harmles'; did you mean 'rules_v1.systematic.harmless'?")])
+
+
+def test_a_typo_in_the_model_name_gets_a_did_you_mean(project):
+    (project.path / "cassettes" / "canned" / "rules_v1").mkdir(parents=True)
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", "--model", "caned", "--block-network")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([("*no recordings of caned for rules_v1 in *cassettes/caned*; did you mean --model "
+                                 "canned? (recorded models under *cassettes: canned)")])
+
+
+def test_a_marker_selection_that_selects_nothing_names_the_markers(project):
+    result = run(project, "-m", "rules_v2", "--block-network")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines([("pytest-trust: -m 'rules_v2' selects no item and names 'rules_v2', no marker "
+                                 "of a pytest-trust suite; did you mean rules_v1? The markers: rules, rules_v1, *")])
+    selected_all_away = run(project, "-m", "rules and rules_v1", "--block-network")
+    assert selected_all_away.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    selected_all_away.stdout.fnmatch_lines([("pytest-trust: -m 'rules and rules_v1' selects no item; the markers: "
+                                            "rules, rules_v1, *")])
+    elsewhere = run(project, "-m", "rules_v1 or slow", "--block-network", "--co")  # selects: only the typo is named
+    elsewhere.stdout.fnmatch_lines([("pytest-trust: -m 'rules_v1 or slow' names 'slow', no marker of a pytest-trust "
+                                    "suite; the markers: rules, rules_v1, *")])
