@@ -204,7 +204,7 @@ def write_summary(tr: Any, trust: Any) -> None:
                 lacking.setdefault(trust.metrics[key].partial, []).append(key)
         for text, keys in lacking.items():  # one line per distinct reason, cut to stay readable
             what = text if len(text) <= PARTIAL_WIDTH else text[:PARTIAL_WIDTH - 3] + "..."
-            tr.write_line(f"{', '.join(keys)} {'is' if len(keys) == 1 else 'are'} partial: {what}")
+            tr.write_line(f"{', '.join(keys)} {'is' if len(keys) == 1 else 'are'} partial ({what})")
     if trust.gate_results:
         tr.write_line("")
         tr.write_line(f"{'gate':42} {'bound':>12} {'value':>8}  status")
