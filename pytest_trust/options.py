@@ -151,7 +151,7 @@ def add_options(parser: pytest.Parser) -> None:
                   default=None)
 
 
-# Named run sizes: a seeded sample of so many items per scenario (None: every item).
+# Named run sizes: a seeded sample of so many items per cassette file (None: every item).
 PROFILES: dict[str, tuple[int | None, str]] = {
     "smoke": (5, "5 items per cassette file, for pull requests"),
     "standard": (50, "50 items per cassette file"),
