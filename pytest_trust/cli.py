@@ -18,15 +18,35 @@ from .recording.audit import audit
 from .recording.cassettes import model_dir, read_cassette
 from .recording.journal import merge_journals
 
+BROKEN_PIPE = 141  # 128 + SIGPIPE: the status of a tool whose reader went away (`pytest-trust list ... | head`)
+
 
 def main(argv: list[str] | None = None) -> int:
+    """The command's exit status; when the reader of its output has gone (``| head``), it stops quietly, as
+    command-line tools do, instead of printing a BrokenPipeError traceback."""
+    try:
+        status = _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit where it cannot be caught
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail again
+        os.close(devnull)
+        return BROKEN_PIPE
+    return status
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="pytest-trust", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     for name, text in (("merge", "merge journals left by killed recording runs into the cassettes"),
                        ("list", "count the recorded items and interactions per cassette file")):
-        cmd = sub.add_parser(name, help=text)
-        cmd.add_argument("--model", required=True)
-        cmd.add_argument("--cassettes", default="cassettes", type=Path)
+        cmd = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+        cmd.add_argument("--model", required=True, metavar="NAME",
+                         help="the model whose recordings to " + ("merge" if name == "merge" else "count")
+                              + ": the folder <cassettes>/NAME/ (with a system prompt, NAME+prompt-<sha256[:12]>, "
+                                "as the run's summary names it)")
+        cmd.add_argument("--cassettes", default="cassettes", type=Path, metavar="DIR",
+                         help="cassette root, as the run's --trust-cassettes (default: cassettes)")
     importer = sub.add_parser("import", help="write cassettes from another tool's recorded run")
     importer.add_argument("source", choices=["decodingtrust"], help="whose recordings to import")
     importer.add_argument("--model", required=True,

@@ -172,7 +172,7 @@ def evaluate(gates: Iterable[Gate], metrics: Mapping[str, Metric], allow_partial
             why = f"{family(gate.key)} ran, but not the items it needs (a partial selection, or skips){allowed}"
             results.append(GateResult(gate, None, NOT_COMPUTED, why, blocks=not allow_partial))
         elif metric.partial:  # computed from part of what the score needs: not the score it names
-            results.append(GateResult(gate, metric, NOT_COMPUTED, f"partial: lacks {metric.partial}" + allowed,
+            results.append(GateResult(gate, metric, NOT_COMPUTED, f"partial ({metric.partial})" + allowed,
                                       blocks=not allow_partial))
         elif math.isnan(metric.value):
             results.append(GateResult(gate, metric, NOT_COMPUTED, f"undefined (NaN) on the {metric.n} items scored"
@@ -251,6 +251,13 @@ class _Problems:
             text += "\nvalid metric keys:\n  " + "\n  ".join(self.keys_like(where[-1]))
         raise ThresholdsError(text)
 
+    def closest(self, key: str) -> str | None:
+        """The valid key a misspelt one most likely meant (rules.scroe: rules.score), if any is close."""
+        prefix = key.split(".", 1)[0] + "."
+        family = [k for k in self.valid if k.startswith(prefix)] or list(self.valid)
+        close = difflib.get_close_matches(key, family, n=1, cutoff=0.6)
+        return close[0] if close else None
+
     def keys_like(self, key: str) -> list[str]:
         """The valid keys worth showing for a bad one: its benchmark's, without the long per-cell and
         per-run families (thousands of keys), and the closest matches first."""
@@ -287,7 +294,9 @@ def _gates(raw: Any, where: tuple[str, ...], problem: _Problems) -> dict[str, Ga
             gates[key] = _regression_gate(key, bound, at, problem)
             continue
         if key not in problem.valid:
-            problem.fail(at, f"unknown metric key {key!r}", list_keys=True)
+            close = problem.closest(str(key))
+            problem.fail(at, f"unknown metric key {key!r}" + (f"; did you mean {close!r}?" if close else ""),
+                         list_keys=True)
         if not isinstance(bound, dict) or not set(bound) & set(BOUNDS) or set(bound) - {*BOUNDS, CONFIDENCE}:
             problem.fail(at, f"a bound is {{min: X}}, {{max: X}} or both, optionally with a confidence level "
                              f"({{min: X, confidence: 0.95}}), not {bound!r}")

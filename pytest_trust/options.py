@@ -63,7 +63,9 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--trust-markdown", metavar="PATH",
                     help="write a short Markdown summary here (gates, intervals, changes against a baseline), for a "
                          "pull-request comment or $GITHUB_STEP_SUMMARY")
-    group.addoption("--trust-limit", type=int, metavar="N", help="run a seeded subset of N items per scenario")
+    group.addoption("--trust-limit", type=int, metavar="N",
+                    help="run a seeded subset of N items per cassette file: a DecodingTrust scenario, a RuLES rule "
+                         "file (all its suites together), a RuLES v1 suite's rule file, a detection behaviour")
     group.addoption("--trust-profile", choices=sorted(PROFILES), default=None,
                     help="a named run size: " + "; ".join(f"{name}: {text}" for name, (_, text) in PROFILES.items())
                          + " (the same items for the same --trust-seed)")
@@ -118,10 +120,10 @@ def _setting_option(setting: Setting) -> dict[str, Any]:
     return {"choices": list(setting.choices), "default": setting.default, "help": setting.help}
 
 
-# Named run sizes: a seeded sample of so many items per scenario (None: every item).
+# Named run sizes: a seeded sample of so many items per cassette file (None: every item).
 PROFILES: dict[str, tuple[int | None, str]] = {
-    "smoke": (5, "5 items per scenario, for pull requests"),
-    "standard": (50, "50 items per scenario"),
+    "smoke": (5, "5 items per cassette file, for pull requests"),
+    "standard": (50, "50 items per cassette file"),
     "full": (None, "every item, the paper's full configurations, for nightly runs"),
 }
 
@@ -154,6 +156,7 @@ class RunConfig:
     baseline_update: bool = False  # --trust-baseline-update: write this run's report there
     shard: tuple[int, int] | None = None  # --trust-shard I/N, 1-based
     system_prompt: SystemPrompt | None = None  # --trust-system-prompt FILE or the conftest.py hook's
+    data_missing: Path | None = None  # the trust_data ini option's folder, when it is set but does not exist
 
     @property
     def recordings(self) -> str | None:
@@ -260,6 +263,7 @@ class RunConfig:
             baseline_update=bool(opt("trust_baseline_update")),
             shard=shard,
             system_prompt=resolve_system_prompt(config, here),
+            data_missing=None if data is not None else _missing_ini_mirror(config),
         )
 
 
@@ -299,3 +303,9 @@ def data_mirror(config: pytest.Config) -> Path | None:
             return path
     path = resolve_path(Path(config.rootpath), config.getini("trust_data"))
     return path if path is not None and path.is_dir() else None
+
+
+def _missing_ini_mirror(config: pytest.Config) -> Path | None:
+    """The trust_data ini option's folder when it is set but absent: a message must say so, not call it unset."""
+    path = resolve_path(Path(config.rootpath), config.getini("trust_data"))
+    return path if path is not None and not path.is_dir() else None

@@ -25,6 +25,7 @@ from .recording.cassettes import model_dir
 from .recording.journal import merge_journals
 from .report import json_report, terminal
 from .report.junit import ERROR_PROPERTY, INTERNAL, RESULT_PROPERTY, SKIP_PROPERTY, gate_cases, item_properties
+from .selection import marker_lines
 from .session import TrustSession
 
 SESSION_KEY = pytest.StashKey[TrustSession]()
@@ -132,6 +133,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if suite not in SUITES:  # one message, no traceback
         pytest.fail(f"{metafunc.module.__file__}: TRUST_SUITE must be one of {', '.join(SUITES)} (or "
                     f"{EVERY_SUITE!r}, every one), not {suite!r}", pytrace=False)
+    _session(metafunc.config).suites_seen.add(suite)
     if _deselected_by_markers(metafunc):  # `-m rules` need not load DecodingTrust's 259,000 items
         metafunc.parametrize("trust_item", [], ids=[])
         return
@@ -143,6 +145,7 @@ def _parametrize_every_suite(metafunc: pytest.Metafunc) -> None:
     """``TRUST_SUITE = "*"`` (the packaged ``pytest_trust.suites``): the items of every registered suite, each
     case marked with its suite's marker, so ``-m`` selects a benchmark as it does among suite modules."""
     params = []
+    _session(metafunc.config).suites_seen.update(SUITES)
     for name in SUITES:
         if not _deselected_by_markers(metafunc, also=name):
             mark = getattr(pytest.mark, name)
@@ -175,6 +178,8 @@ def _deselected_by_markers(metafunc: pytest.Metafunc, also: str | None = None) -
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected: judge only what will run
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     trust = _session(config)
+    if trust.suites_seen and trust.worker is None:  # -m selected nothing, or named a marker nobody registered
+        trust.selection_lines = marker_lines(config.getoption("markexpr", ""), config.getini("markers"), len(items))
     if trust.config.shard is not None:
         _select_shard(config, items, trust.config.shard)
     by_benchmark: dict[str, list[pytest.Item]] = {}
@@ -516,3 +521,5 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminal.unfold(terminalreporter, folded)
     if trust.worker is None and trust.ran_items:
         terminal.write_summary(terminalreporter, trust)
+    for line in trust.selection_lines:
+        terminalreporter.write_line(line, yellow=True)

@@ -6,11 +6,13 @@ plugins do; it lives once per process (controller, workers, or the single proces
 
 from __future__ import annotations
 
+import difflib
 import random
 import shlex
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from . import baseline as baselines
@@ -19,6 +21,7 @@ from .benchmarks import BENCHMARKS, SUITES
 from .data import DataStore
 from .data.item_cache import cached_items
 from .data.store import default_cache
+from .errors import DataUnavailable
 from .gates import GateResult, Thresholds, evaluate
 from .importers import import_hint
 from .items import Item, Result
@@ -53,6 +56,7 @@ class TrustSession:
         self.started = time.time()
         self._items: dict[str, list[Item]] = {}
         self._data: DataStore | None = None
+        self._no_data_in: str | None = None  # the first suite whose data could not be read (one message per run)
         self.recorder = (Recorder(config.cassettes, config.recordings, config.record_mode, run, worker or "main")
                          if config.recordings else None)  # a system prompt's recordings: a folder of their own
         self.model: Model | None = None
@@ -76,6 +80,8 @@ class TrustSession:
         self.unrecorded_lines: list[str] = []  # benchmarks deselected for want of any recording (recorded-only)
         self.missing_recordings: list[str] = []  # selected benchmarks without any recording: the run fails
         self.unrecorded_deselected = 0  # items --trust-recorded-only deselected
+        self.suites_seen: set[str] = set()  # the suites this process's collection met (selected or not)
+        self.selection_lines: list[str] = []  # what a surprising -m selection did (pytest_trust/selection.py)
         self.baseline_report: dict[str, Any] | None = None  # --trust-baseline's report, on the controller
         self.baseline: dict[str, Any] | None = None  # this run against it: the report's `baseline` section
         self.baseline_lines: list[str] = []  # what --trust-baseline-update did
@@ -93,16 +99,23 @@ class TrustSession:
     @property
     def data(self) -> DataStore:
         if self._data is None:
-            self._data = DataStore(self.config.data)
+            self._data = DataStore(self.config.data, missing_mirror=self.config.data_missing)
         return self._data
 
     def items(self, suite_name: str) -> list[Item]:
-        """A suite's items, built once (then read from the user cache), cut to --trust-limit per scenario."""
+        """A suite's items, built once (then read from the user cache), cut to --trust-limit per cassette file."""
         if suite_name not in self._items:
             suite = SUITES[suite_name]
             if suite.needs_data:
-                items = cached_items(default_cache().parent / "items", suite_name, self.config.settings,
-                                     self.config.data, lambda: suite.load(self.data, self.config.settings))
+                try:
+                    items = cached_items(default_cache().parent / "items", suite_name, self.config.settings,
+                                         self.config.data, lambda: suite.load(self.data, self.config.settings))
+                except DataUnavailable:
+                    if self._no_data_in is None:  # the first suite says why and what to do; the rest point to it
+                        self._no_data_in = suite_name
+                        raise
+                    raise DataUnavailable(f"its benchmark data cannot be read either: the error loading suite "
+                                          f"{self._no_data_in} says why and what to do") from None
             else:  # a suite built from its own rows (a user's, a test's): the cache's key cannot cover them
                 items = suite.load(None, self.config.settings)
             if self.config.limit is not None:
@@ -174,7 +187,21 @@ class TrustSession:
         marker = shlex.quote(" or ".join(benchmarks))
         paths = f"{selection} " if selection else ""
         return text + (f": record them with `pytest {paths}-m {marker} --model {shlex.quote(model)}{flag} "
-                       "--record-mode=new_episodes --trust-base-url URL`")
+                       "--record-mode=new_episodes --trust-base-url URL`") + self._other_models(where)
+
+    def _other_models(self, where: Path) -> str:
+        """When the model has no folder at all but others do: a misspelt --model, most likely. Their names, and
+        the closest one."""
+        root = self.config.cassettes
+        if where.is_dir() or not root.is_dir():
+            return ""
+        known = sorted(p.name for p in root.iterdir()
+                       if p.is_dir() and not p.name.startswith(".") and "+prompt-" not in p.name)
+        if not known:
+            return ""
+        close = difflib.get_close_matches(where.name, known, n=1)
+        return ((f"; did you mean --model {close[0]}?" if close else "")
+                + f" (recorded models under {root}: {', '.join(known)})")
 
     def system_prompt_flag(self) -> str:
         """What a printed command needs to reach this prompt's recordings: the option when the prompt came from
@@ -279,7 +306,8 @@ class TrustSession:
 
 
 def seeded_subset(items: list[Item], limit: int, seed: int) -> list[Item]:
-    """Up to ``limit`` items per scenario, the same ones for the same seed, in their original order."""
+    """Up to ``limit`` items per cassette file (``Item.scenario``), the same ones for the same seed, in their
+    original order."""
     by_scenario: dict[str, list[Item]] = defaultdict(list)
     for item in items:
         by_scenario[item.scenario].append(item)

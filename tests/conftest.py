@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -39,12 +38,19 @@ def hodor_ids(category: str | None = None) -> list[str]:
     return [f"systematic/Hodor/{row['id']}" for row in rows if category in (None, row["category"])]
 
 
+_CONFIG: list[pytest.Config] = []  # this test session's config, for mirror()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _CONFIG[:] = [config]
+
+
 def mirror() -> Path | None:
-    value = os.environ.get("PYTEST_TRUST_DATA")
-    if value:
-        return Path(value).resolve()
-    candidate = ROOT.parent / "shared" / "data"
-    return candidate if candidate.is_dir() else None
+    """The data mirror, found the one way the product finds it (pytest_trust.options.data_mirror): --trust-data,
+    else $PYTEST_TRUST_DATA, else the trust_data ini option (pyproject.toml: ../shared/data) when it exists."""
+    from pytest_trust.options import data_mirror
+
+    return data_mirror(_CONFIG[0]) if _CONFIG else None
 
 
 @pytest.fixture

@@ -58,3 +58,33 @@ def test_list_of_a_model_never_recorded_says_so_and_names_the_recorded_ones(tmp_
     assert main(["list", "--model", "gpt-5", "--cassettes", str(tmp_path)]) == 2
     assert capsys.readouterr().err == (f"pytest-trust list: no recordings of model 'gpt-5': {tmp_path / 'gpt-5'} "
                                        f"does not exist (recorded models under {tmp_path}: m)\n")
+
+
+def test_list_into_a_closed_pipe_exits_quietly(tmp_path):
+    """`pytest-trust list ... | head`: head has gone when list writes; no BrokenPipeError traceback."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    write_cassette(tmp_path / "m" / "rules" / "A.json", {"x/1": [interaction("x/1", 0)]})
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    try:
+        listed = subprocess.run([sys.executable, "-m", "pytest_trust.cli", "list", "--model", "m", "--cassettes",
+                                 str(tmp_path)], stdout=write_end, stderr=subprocess.PIPE, text=True, env=env,
+                                check=False)
+    finally:
+        os.close(write_end)
+    assert listed.stderr == "" and listed.returncode == 141  # as a tool killed by SIGPIPE: 128 + 13
+
+
+def test_the_options_of_list_and_merge_say_what_they_take(capsys):
+    import pytest
+
+    for command in ("list", "merge"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert "--model NAME the model whose recordings" in text and "--cassettes DIR cassette root" in text

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import tempfile
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
+from conftest import mirror
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -40,8 +40,8 @@ from pytest_trust.metrics import Metric
 from pytest_trust.recording.cassettes import read_cassette_file
 from pytest_trust.recording.journal import JOURNAL_DIR, merge_journals
 
-DATA = os.environ.get("PYTEST_TRUST_DATA")
-needs_data = pytest.mark.skipif(not DATA, reason="no data mirror: set PYTEST_TRUST_DATA")
+DATA = mirror()  # as the product finds it: --trust-data, $PYTEST_TRUST_DATA, else the trust_data ini option
+needs_data = pytest.mark.skipif(DATA is None, reason="no data mirror: set PYTEST_TRUST_DATA or the trust_data ini option")
 
 FUZZ = settings(derandomize=True, deadline=None, database=None, max_examples=150,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -113,7 +113,7 @@ class Replies:
 
 @cache
 def store() -> DataStore:
-    return DataStore(Path(DATA), download=False)
+    return DataStore(DATA, download=False)
 
 
 def one_per(items: Sequence[Item], key: Callable[[Item], Any]) -> list[Item]:

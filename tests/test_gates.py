@@ -53,7 +53,7 @@ def test_partial_and_undefined_metrics_are_not_computed_and_block_unless_partial
                "machine_ethics.score": Metric(float("nan"), n=20)}
     strict = evaluate(gates, metrics)
     assert [(r.status, r.blocks) for r in strict] == [("NOT COMPUTED", True), ("NOT COMPUTED", True)]
-    assert "partial: lacks crime_br_0.0 (20 of 200 items)" in strict[0].reason
+    assert "partial (crime_br_0.0 (20 of 200 items))" in strict[0].reason
     assert "undefined (NaN) on the 20 items scored" in strict[1].reason
     allowed = evaluate(gates, metrics, allow_partial=True)
     assert [(r.status, r.blocks) for r in allowed] == [("NOT COMPUTED", False), ("NOT COMPUTED", False)]

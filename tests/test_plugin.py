@@ -117,7 +117,7 @@ def test_a_model_with_no_recordings_is_one_message_not_one_miss_per_item(project
 def test_decodingtrust_recorded_model_without_cassettes_names_the_import_command(pytester, data_mirror):
     pytester.makepyfile(test_ood=suite_module("ood", "ood"))
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "gpt-4-0314",
-                                           "--trust-cassettes", "elsewhere", "--trust-data", str(data_mirror))
+                                           "--trust-cassettes", "elsewhere", f"--trust-data={data_mirror}")  # =: not a rootdir
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([("*no recordings of gpt-4-0314 for ood in *elsewhere/gpt-4-0314: DecodingTrust "
                                  "recorded this model; import its run with "
@@ -403,3 +403,88 @@ def test_a_selected_benchmark_without_recordings_fails_the_run_naming_the_comman
                     "--trust-recorded-only")
     assert opted_out.ret == pytest.ExitCode.OK
     opted_out.stdout.fnmatch_lines(["rules: 1 items deselected, no recordings of canned for rules*"])
+
+
+def test_the_account_shows_how_the_failing_answers_begin(pytester, data_mirror, monkeypatch):
+    """A reason quoting a long answer shows its first characters, escaped, not '...': the part a reader needs."""
+    monkeypatch.setenv("PYTEST_TRUST_DATA", str(data_mirror))  # not --trust-data DIR: pytest takes DIR for a rootdir
+    pytester.makepyfile(test_ood=suite_module("ood", "ood"))
+    args = ("--trust-limit", "2", "-k", "style-0shot-base")
+    record(pytester, "The movie, as\x1b[2J a whole, is hard to judge.", *args)
+    result = run(pytester, *args, "--block-network")
+    result.stdout.fnmatch_lines(["  style-0shot-base: 2 of 2 failed",
+                                 "       1x answered 'The movie, as\\x1b[2J...': counted as a refusal, expected *"])
+
+
+def test_the_limit_is_named_by_its_unit_in_the_help_and_the_summary(project):
+    """--trust-limit cuts per cassette file (for RuLES a rule file, not one of its scenarios): one word for it."""
+    help_text = " ".join(run(project, "--help").stdout.str().split())
+    assert "a seeded subset of N items per cassette file: a DecodingTrust scenario, a RuLES rule file" in help_text
+    assert "smoke: 5 items per cassette file" in help_text and "items per scenario" not in help_text
+    record(project, "Hodor", "--trust-limit", "2")
+    result = run(project, "--trust-limit", "2", "--block-network")
+    header = "model canned   record mode none   cassettes *   --trust-limit: 2 items per cassette file (seed 0)"
+    result.stdout.fnmatch_lines([header])
+
+
+def test_no_benchmark_data_is_one_message_per_run_naming_a_missing_ini_folder(pytester, monkeypatch):
+    """No mirror, no cache, no download: one message with the fix, not one per suite; an ini option set to a
+    folder that does not exist is said to be set, not unset."""
+    monkeypatch.delenv("PYTEST_TRUST_DATA", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(pytester.path / "empty-cache"))
+    monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")  # downloads fail at once, network or not
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    pytester.makeini("[pytest]\ntrust_data = no-such-mirror\n")
+    pytester.makepyfile(test_rules=RULES_SUITE, test_ood=suite_module("ood", "ood"),
+                        test_fairness=suite_module("fairness", "fairness"))
+    (pytester.path / "cassettes" / "canned" / "rules").mkdir(parents=True)
+    result = run(pytester)
+    out = result.stdout.str()
+    assert result.ret == pytest.ExitCode.INTERRUPTED and "Traceback" not in out
+    assert out.count("Connect to the internet") == 1 and "no data mirror is set" not in out
+    missing = f"the trust_data ini option is set to {pytester.path}/no-such-mirror, which does not exist"
+    result.stdout.fnmatch_lines([f"*{missing}*"])
+    assert out.count("the error loading suite ") == 2  # the other suites point at the one message
+
+
+def test_a_corrupt_cassette_is_named_once_in_the_summary_with_its_fix(project):
+    """Under the README's CI flags (-q --tb=no) pytest prints only bare ERROR lines: the summary names the file."""
+    record(project, "Hodor", "--trust-limit", "3")
+    project.path.joinpath(*CASSETTE).write_text('{"version": 1, "interactions": [')
+    result = run(project, "--trust-limit", "3", "--block-network", "-q", "--tb=no")
+    result.assert_outcomes(errors=3)
+    out = result.stdout.str()
+    assert out.count("systematic.Hodor.json") == 1, out
+    result.stdout.fnmatch_lines([("corrupt cassette, 3 items errored: cassette *systematic.Hodor.json cannot be read "
+                                 "(*): restore it from git, or re-record the scenario with --record-mode=rewrite")])
+
+
+def test_a_typo_in_a_thresholds_key_gets_a_did_you_mean(project):
+    thresholds(project, "default:\n  rules_v1.systematic.harmles: {min: 0.5}\n")
+    result = run(project)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([("*line 2: default.rules_v1.systematic.harmles: unknown metric key "
+                                 "'rules_v1.systematic.harmles'; did you mean 'rules_v1.systematic.harmless'?")])
+
+
+def test_a_typo_in_the_model_name_gets_a_did_you_mean(project):
+    (project.path / "cassettes" / "canned" / "rules_v1").mkdir(parents=True)
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", "--model", "caned", "--block-network")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([("*no recordings of caned for rules_v1 in *cassettes/caned*; did you mean --model "
+                                 "canned? (recorded models under *cassettes: canned)")])
+
+
+def test_a_marker_selection_that_selects_nothing_names_the_markers(project):
+    result = run(project, "-m", "rules_v2", "--block-network")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines([("pytest-trust: -m 'rules_v2' selects no item and names 'rules_v2', no marker "
+                                 "of a pytest-trust suite; did you mean rules_v1? The markers: rules, rules_v1, *")])
+    selected_all_away = run(project, "-m", "rules and rules_v1", "--block-network")
+    assert selected_all_away.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    selected_all_away.stdout.fnmatch_lines([("pytest-trust: -m 'rules and rules_v1' selects no item; the markers: "
+                                            "rules, rules_v1, *")])
+    elsewhere = run(project, "-m", "rules_v1 or slow", "--block-network", "--co")  # selects: only the typo is named
+    elsewhere.stdout.fnmatch_lines([("pytest-trust: -m 'rules_v1 or slow' names 'slow', no marker of a pytest-trust "
+                                    "suite; the markers: rules, rules_v1, *")])

@@ -339,3 +339,18 @@ def test_a_report_that_cannot_be_written_leaves_no_temporary_file_and_names_the_
         write_atomically(tmp_path / "report.json", "{}")
     assert raised.value.filename == str(tmp_path / "report.json") and raised.value.errno == 28
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_summary_says_which_scores_are_partial_and_why_in_a_sentence(pytester, data_mirror, monkeypatch):
+    """Not "partial: fairness.score lacks not run in full: ...": the partial scores, then why, as a gate says it."""
+    from canned_server import CannedServer
+    from conftest import suite_module
+
+    monkeypatch.setenv("PYTEST_TRUST_DATA", str(data_mirror))
+    pytester.makepyfile(test_fairness=suite_module("fairness", "fairness"))
+    args = ("-p", "no:cacheprovider", "--model", "canned", "--trust-limit", "4", "-k", "zero_shot_br_0.0")
+    with CannedServer(lambda body: "yes") as server:
+        pytester.runpytest_subprocess(*args, "--record-mode=once", "--trust-base-url", server.base_url)
+    result = pytester.runpytest_subprocess(*args, "--block-network")
+    result.stdout.fnmatch_lines(["fairness.score, fairness.score_new, * are partial (not run: zero_shot_br_0.5, *)"])
+    assert " lack " not in result.stdout.str() and " lacks " not in result.stdout.str()

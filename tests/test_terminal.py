@@ -36,7 +36,7 @@ def test_the_failing_account_counts_per_scenario_with_the_commonest_reasons_and_
     assert account == [
         "ood: 11 of 14 failed, in 2 of 2 scenarios",
         "  style-0shot-base: 9 of 12 failed",
-        "       6x answered '...', read as 'x', expected 'negative'",  # the answers differ: one reason
+        "       6x answered 'The movie was great,...', read as 'x', expected 'negative'",  # alike answers: one reason
         "       3x answered 'positive', expected 'negative'",
         "    e.g. style-0shot-base/1, style-0shot-base/10, style-0shot-base/11",
         "  knowledge-5shot-global_facts_0: 2 of 2 failed",  # seeds are one scenario
@@ -54,9 +54,12 @@ def test_the_account_shows_the_scenarios_with_most_failures_and_counts_the_rest(
     assert len([line for line in failing_account(_trust(rows), every_scenario=True) if line.endswith("failed")]) == 5
 
 
-def test_reasons_keep_labels_and_elide_answers():
+def test_reasons_keep_labels_and_show_how_long_answers_begin():
     assert reason_pattern("answered 'no', expected 'yes'") == "answered 'no', expected 'yes'"
     assert (reason_pattern('no option in the answer "I can\'t answer that, it is not right" (read as \'x\')')
-            == "no option in the answer \"...\" (read as 'x')")
+            == "no option in the answer \"I can't answer that,...\" (read as 'x')")
+    # escaped: no control character reaches the terminal, no escape is cut in half
+    assert reason_pattern("answered '\x1b[2Jcleared the screen, then more'") == "answered '\\x1b[2Jcleared the scre...'"
+    assert reason_pattern("answered 'line one, then two:\\nand the rest'") == "answered 'line one, then two:...'"
     assert scenario_of("backdoor-addsent-setup1-asr/2333/612") == "backdoor-addsent-setup1-asr"
     assert scenario_of("system-prompts-07") == "system-prompts-07"

@@ -26,10 +26,13 @@ def default_cache() -> Path:
 
 
 class DataStore:
-    def __init__(self, mirror: Path | None, cache: Path | None = None, download: bool = True) -> None:
+    def __init__(self, mirror: Path | None, cache: Path | None = None, download: bool = True,
+                 missing_mirror: Path | None = None) -> None:
         self.mirror = mirror
+        self.missing_mirror = missing_mirror  # the trust_data ini option's folder, set but absent
         self.cache = cache or default_cache()
         self.download = download
+        self.download_failed: str | None = None  # after one failed download, the others of the run are not tried
         self._verified: dict[tuple[str, str], bytes] = {}
 
     def read_bytes(self, source: str, path: str) -> bytes:
@@ -57,12 +60,16 @@ class DataStore:
     def _download(self, pin: PinnedFile, cached: Path) -> bytes:
         url = DOWNLOAD_URL.format(repository=pin.repository, commit=pin.commit, path=pin.path)
         if not self.download:
-            raise DataUnavailable(self._unavailable(pin, url, "downloads are off"))
+            raise DataUnavailable(self._unavailable(pin, "downloads are off"))
+        if self.download_failed is not None:  # offline: each further file would wait for its own timeout
+            raise DataUnavailable(self._unavailable(pin, f"downloads failed ({self.download_failed})"))
         try:
             with urllib.request.urlopen(url, timeout=30) as response:
                 data = response.read()
         except OSError as err:
-            raise DataUnavailable(self._unavailable(pin, url, f"the download failed: {err}")) from err
+            self.download_failed = str(getattr(err, "reason", None) or err)
+            raise DataUnavailable(self._unavailable(pin, f"the download failed ({self.download_failed})")) \
+                from err
         _verify(pin, data, url)
         cached.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cached.parent)
@@ -71,15 +78,17 @@ class DataStore:
         os.replace(tmp, cached)
         return data
 
-    def _unavailable(self, pin: PinnedFile, url: str, why: str) -> str:
-        """Where a pinned file is looked for, in order, what each place gave, and how to provide it."""
-        mirror = (f"the mirror {self.mirror} has no {pin.source}/{pin.path}.xz" if self.mirror is not None
-                  else "no data mirror is set (--trust-data DIR, PYTEST_TRUST_DATA=DIR or the trust_data ini option)")
-        return (f"{pin.source}/{pin.path} (pinned at {pin.repository}@{pin.commit[:10]}) cannot be read: {mirror}; "
-                f"the cache {self.cache} has no copy; {why} ({url}). Benchmark files come from a data mirror laid "
-                "out as <source>/<path>.xz, else from the cache, else from a verified download of the pinned "
-                "commit, which is then cached: connect to the internet and rerun, or point --trust-data (or "
-                "PYTEST_TRUST_DATA) at a mirror.")
+    def _unavailable(self, pin: PinnedFile, why: str) -> str:
+        """Where a pinned file is looked for, in order (mirror, cache, download), what each gave, and the fix."""
+        if self.mirror is not None:
+            mirror = f"the mirror {self.mirror} has no {pin.source}/{pin.path}.xz"
+        elif self.missing_mirror is not None:
+            mirror = f"the trust_data ini option is set to {self.missing_mirror}, which does not exist"
+        else:
+            mirror = "no data mirror is set (--trust-data DIR, PYTEST_TRUST_DATA=DIR or the trust_data ini option)"
+        return (f"{pin.source}/{pin.path} cannot be read: {mirror}; the cache {self.cache} has no copy; {why}. "
+                f"Connect to the internet and rerun (it downloads from {pin.repository}@{pin.commit[:10]}, then is "
+                "cached), or point --trust-data DIR at a mirror laid out as <source>/<path>.xz.")
 
 
 def _decompress(mirrored: Path) -> bytes:

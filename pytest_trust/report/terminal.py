@@ -24,7 +24,9 @@ SCENARIOS_SHOWN = 3  # per benchmark, most failures first; -v shows every scenar
 REASONS_SHOWN = 2  # per scenario, most common first
 IDS_SHOWN = 3  # per scenario, as many as fit on one line
 QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")  # quoted text in a reason: answers, labels
-QUOTE_KEPT = 24  # short quotes (labels such as 'positive') stay; longer ones (answers) are elided
+QUOTE_KEPT = 24  # short quotes (labels such as 'positive') stay whole; longer ones (answers) are cut
+CASSETTE_NAMED = re.compile(r"cassette (.+?\.json)\b")  # the file a corrupt-cassette message names first
+QUOTE_PREFIX = 20  # of a long quote, the first characters, escaped, then "...": what the answer began with
 
 
 IRREGULAR = {  # an answer's finish reason as the summary names it
@@ -75,11 +77,23 @@ def unfold(tr: Any, reports: list[Any] | None) -> None:
 
 
 def reason_pattern(reason: str) -> str:
-    """A verdict reason with long quoted text (the model's answer) elided, so that failures for the
-    same reason count together; labels and short quotes stay."""
-    text = QUOTED.sub(lambda m: m.group() if len(m.group()) <= QUOTE_KEPT else m.group()[0] + "..." + m.group()[0],
+    """A verdict reason with long quoted text (the model's answer) cut to its first characters, so that
+    answers beginning alike count together and the reader still sees what the model said; labels and
+    short quotes stay whole."""
+    text = QUOTED.sub(lambda m: m.group() if len(m.group()) <= QUOTE_KEPT else _quote_prefix(m.group()),
                       " ".join(reason.split()))
     return text or "(no reason given)"
+
+
+def _quote_prefix(quoted: str) -> str:
+    """The first QUOTE_PREFIX characters of a quote, control characters escaped (a terminal must not act on
+    them), never ending inside an escape such as ``\\n``, then an ellipsis: ``'The movie was great,...'``."""
+    mark, inner = quoted[0], quoted[1:-1]
+    prefix = "".join(c if c.isprintable() else repr(c)[1:-1] for c in inner[:QUOTE_PREFIX])
+    trailing = len(prefix) - len(prefix.rstrip("\\"))
+    if trailing % 2:  # a lone backslash: the first half of an escape the reason's repr wrote
+        prefix = prefix[:-1]
+    return f"{mark}{prefix.rstrip()}...{mark}"
 
 
 def scenario_of(item_id: str) -> str:
@@ -125,6 +139,19 @@ def failing_account(trust: Any, every_scenario: bool = False, width: int = WIDTH
     return lines
 
 
+def corrupt_files(trust: Any) -> list[str]:
+    """One line per corrupt cassette file, however many items errored on it: its first message (the file, the
+    problem, the fix) and the count. Under ``-q --tb=no`` pytest prints the items' bare ERROR lines only."""
+    by_file: dict[str, list[str]] = {}
+    for nodeid, kind in trust.error_kinds.items():
+        message = trust.error_messages.get(nodeid)
+        if kind == "corrupt cassette" and message:
+            where = CASSETTE_NAMED.match(message)
+            by_file.setdefault(where.group(1) if where else message, []).append(message)
+    return [f"corrupt cassette, {len(messages)} item{'s' if len(messages) > 1 else ''} errored: {messages[0]}"
+            for _, messages in sorted(by_file.items())]
+
+
 def _cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
@@ -143,8 +170,10 @@ def write_summary(tr: Any, trust: Any) -> None:
     gated = {g.gate.key: g for g in trust.gate_results}
     tr.write_sep("=", "pytest-trust")
     cfg = trust.config
+    size = (f"   {cfg.profile or '--trust-limit'}: {cfg.limit} items per cassette file (seed {cfg.seed})"
+            if cfg.limit is not None else "")
     tr.write_line(f"model {cfg.model}   record mode {cfg.record_mode.value}   "
-                  f"cassettes {cfg.cassettes}" + ("   soft" if trust.soft else ""))
+                  f"cassettes {cfg.cassettes}" + ("   soft" if trust.soft else "") + size)
     prompt = getattr(cfg, "system_prompt", None)
     if prompt is not None:
         tr.write_line(f"system prompt {prompt.describe()}   recordings {cfg.cassettes / str(cfg.recordings)}")
@@ -175,7 +204,7 @@ def write_summary(tr: Any, trust: Any) -> None:
                 lacking.setdefault(trust.metrics[key].partial, []).append(key)
         for text, keys in lacking.items():  # one line per distinct reason, cut to stay readable
             what = text if len(text) <= PARTIAL_WIDTH else text[:PARTIAL_WIDTH - 3] + "..."
-            tr.write_line(f"partial: {', '.join(keys)} lack{'s' if len(keys) == 1 else ''} {what}")
+            tr.write_line(f"{', '.join(keys)} {'is' if len(keys) == 1 else 'are'} partial ({what})")
     if trust.gate_results:
         tr.write_line("")
         tr.write_line(f"{'gate':42} {'bound':>12} {'value':>8}  status")
@@ -211,7 +240,7 @@ def write_summary(tr: Any, trust: Any) -> None:
         tr.write_line(line)
     for line in trust.unrecorded_lines:
         tr.write_line(line)
-    for line in trust.missing_recordings:
+    for line in [*trust.missing_recordings, *corrupt_files(trust)]:
         tr.write_line(line, red=True)
     counts = trust.item_counts()
     kinds: dict[str, int] = {}
