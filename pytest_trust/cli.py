@@ -10,10 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from . import scaffold
 from .attacks import command as attack_command
 from .data import DataStore
 from .errors import TrustError, UsageProblem
 from .importers import decodingtrust
+from .options import PROFILES
 from .recording.audit import audit
 from .recording.cassettes import model_dir, read_cassette
 from .recording.journal import merge_journals
@@ -72,12 +74,32 @@ def main(argv: list[str] | None = None) -> int:
                         help="for local work: merge even with a shard missing, and gates that cannot be computed "
                              "from what ran do not fail (as --trust-partial)")
     attackers = attack_command.add_parsers(sub)
+    initer = sub.add_parser(
+        "init", help="write what a project needs to run, record and gate the benchmarks, CI workflow included",
+        description="Write into DIR: conftest.py (the hooks a deployment implements, commented), thresholds.yaml "
+                    "(an error-rate gate per chosen benchmark, examples), cassettes/README.md, and the GitHub "
+                    "Actions workflow .github/workflows/trust.yml (replay on pull requests with the network "
+                    "blocked; record by hand, sharded). An existing file is never overwritten. The benchmarks "
+                    "run from the installed package: pytest --pyargs pytest_trust.suites. Exit status 0; 2 for "
+                    "a usage error.")
+    initer.add_argument("--benchmark", action="append", metavar="NAME",
+                        help="a registered benchmark or suite (repeatable; default: every registered suite)")
+    initer.add_argument("--model", help=f"the model recorded and replayed (default: {scaffold.DEFAULT_MODEL})")
+    initer.add_argument("--base-url", metavar="URL",
+                        help="OpenAI-compatible endpoint to record from (default: the client's, $OPENAI_BASE_URL)")
+    initer.add_argument("--profile", choices=sorted(PROFILES), help="a named run size (--trust-profile)")
+    initer.add_argument("--dir", type=Path, default=Path("."), help="the project's folder (default: .)")
     if argv is None:
         argv = sys.argv[1:]
     if argv[:1] in (["report"], ["attack"]):  # their usage errors are one line and exit 4, as pytest's are
         for command in (parser, reports, comparer, merger, *attackers):
             command.error = _usage_error(command.prog)  # type: ignore[method-assign]
+    if argv[:1] == ["init"]:  # one line and exit 2, as the other commands' mistakes
+        for command in (parser, initer):
+            command.error = _usage_error(command.prog, 2)  # type: ignore[method-assign]
     args = parser.parse_args(argv)
+    if args.command == "init":
+        return _init(args)
     if args.command == "report":
         return _report(args)
     if args.command == "attack":
@@ -109,10 +131,10 @@ def main(argv: list[str] | None = None) -> int:
 USAGE_ERROR = 4  # pytest's exit status for a usage error
 
 
-def _usage_error(prog: str) -> Callable[[str], NoReturn]:
+def _usage_error(prog: str, status: int = USAGE_ERROR) -> Callable[[str], NoReturn]:
     def error(message: str) -> NoReturn:
         print(f"{prog}: {message} (see {prog} --help)", file=sys.stderr)
-        sys.exit(USAGE_ERROR)
+        sys.exit(status)
 
     return error
 
@@ -194,6 +216,32 @@ def _merge(args: argparse.Namespace) -> int:
     print(f"written: {args.out}; gates {'FAILED' if blocked else 'passed'}"
           + ("" if results else f" (no gates: {'no thresholds file' if path is None else 'none in ' + str(path)})"))
     return 1 if blocked else 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    """`pytest-trust init`: the project's files, those missing written, then the next three commands."""
+    try:
+        plan = scaffold.resolve(args.benchmark, args.model, args.base_url, args.profile, args.dir)
+        if args.dir.exists() and not args.dir.is_dir():
+            raise UsageProblem(f"init: --dir {args.dir}: not a folder")
+        written, kept = scaffold.write(plan)
+    except UsageProblem as err:
+        print(f"pytest-trust {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"pytest-trust init: {err.filename}: cannot be written ({err.strerror})", file=sys.stderr)
+        return 2
+    chosen = "every registered suite" if plan.everything else ", ".join(plan.suites)
+    print(f"pytest-trust init: {chosen}; model {plan.model}")
+    for path in written:
+        print(f"written: {path}")
+    for path in kept:
+        print(f"kept (it exists, not overwritten): {path}")
+    where = "" if plan.directory == Path(".") else f"cd {shlex.quote(str(plan.directory))}\n"
+    print(f"\nnext{', in ' + str(plan.directory) if where else ''}:")
+    for n, (what, command) in enumerate(scaffold.next_commands(plan), 1):
+        print(f"  {n}. {what}:\n     {command}")
+    return 0
 
 
 def _import(args: argparse.Namespace) -> int:
