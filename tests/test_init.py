@@ -2,9 +2,11 @@
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 
+import pytest
 import yaml
 from conftest import ROOT, mirror
 
@@ -128,3 +130,31 @@ def test_a_bad_option_is_one_line_exit_2(tmp_path, capsys):
         assert exit.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--profile" in err and "huge" in err
+
+
+def test_init_record_replay_bless_replay_end_to_end_on_the_committed_recordings(tmp_path, capsys):
+    """The flow README's "Use it in your project" gives, on this repository's recordings of its local model."""
+    import tomllib
+
+    model = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["trust_model"]
+    recorded = ROOT / "cassettes" / model / FIRST
+    if not recorded.is_dir() or mirror() is None:
+        pytest.skip("needs the committed recordings of the local model and the data mirror")
+    assert main(["init", "--dir", str(tmp_path), "--benchmark", FIRST, "--model", model]) == 0
+    replay = capsys.readouterr().out.split("2. ")[1].splitlines()[1].split()
+    assert replay[0] == "pytest" and "--block-network" in replay
+    shutil.copytree(recorded, tmp_path / "cassettes" / model / FIRST)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTEST_TRUST_DATA": str(mirror())}
+
+    def run():
+        return subprocess.run([sys.executable, "-m", *replay, "-p", "no:cacheprovider"], check=False, cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=600)
+
+    assert run().returncode == 0  # the error-rate gate alone
+    assert main(["thresholds", "bless", str(tmp_path / "trust.json"), "--thresholds",
+                 str(tmp_path / "thresholds.yaml")]) == 0
+    gates = load_thresholds(tmp_path / "thresholds.yaml", model, VALID).gates
+    assert len(gates) > 1
+    done = run()
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert f"gates passed: {len(gates)} passed, 0 failed" in done.stdout  # the run blessed passes its own gates
