@@ -158,3 +158,21 @@ def test_init_record_replay_bless_replay_end_to_end_on_the_committed_recordings(
     done = run()
     assert done.returncode == 0, done.stdout[-3000:]
     assert f"gates passed: {len(gates)} passed, 0 failed" in done.stdout  # the run blessed passes its own gates
+
+
+def test_the_merge_job_joins_the_shards_recordings(tmp_path):
+    """Each shard records a slice of the items into the same scenario files: the merge job's script joins them."""
+    from pytest_trust.recording.cassettes import read_cassette_file, write_cassette
+
+    assert main(["init", "--dir", str(tmp_path)]) == 0
+    steps = _workflow(tmp_path)["jobs"]["merge"]["steps"]
+    script = next(s["run"] for s in steps if s.get("name", "").startswith("join the shards"))
+    items = read_cassette_file(next((ROOT / "cassettes").rglob("*.json")))[0]  # committed recordings
+    assert len(items) > 6
+    relative = "m/bench/scenario.json"
+    write_cassette(tmp_path / "cassettes" / relative, {k: items[k] for k in list(items)[:3]})  # the branch's
+    for shard, part in enumerate((list(items)[:len(items) // 2], list(items)[len(items) // 2:]), 1):
+        write_cassette(tmp_path / "shards" / f"recorded-{shard}" / "cassettes" / relative,
+                       {k: items[k] for k in [*list(items)[:3], *part]})
+    subprocess.run(["bash", "-c", script], check=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert read_cassette_file(tmp_path / "cassettes" / relative)[0] == items
