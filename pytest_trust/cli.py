@@ -10,10 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from . import scaffold
 from .attacks import command as attack_command
 from .data import DataStore
 from .errors import TrustError, UsageProblem
 from .importers import decodingtrust
+from .options import PROFILES
 from .recording.audit import audit
 from .recording.cassettes import model_dir, read_cassette
 from .recording.journal import merge_journals
@@ -92,12 +94,52 @@ def _main(argv: list[str] | None) -> int:
                         help="for local work: merge even with a shard missing, and gates that cannot be computed "
                              "from what ran do not fail (as --trust-partial)")
     attackers = attack_command.add_parsers(sub)
+    initer = sub.add_parser(
+        "init", help="write what a project needs to run, record and gate the benchmarks, CI workflow included",
+        description="Write into DIR: conftest.py (the hooks a deployment implements, commented), thresholds.yaml "
+                    "(an error-rate gate per chosen benchmark, examples), cassettes/README.md, and the GitHub "
+                    "Actions workflow .github/workflows/trust.yml (replay on pull requests with the network "
+                    "blocked; record by hand, sharded). An existing file is never overwritten. The benchmarks "
+                    "run from the installed package: pytest --pyargs pytest_trust.suites. Exit status 0; 2 for "
+                    "a usage error.")
+    initer.add_argument("--benchmark", action="append", metavar="NAME",
+                        help="a registered benchmark or suite (repeatable; default: every registered suite)")
+    initer.add_argument("--model", help=f"the model recorded and replayed (default: {scaffold.DEFAULT_MODEL})")
+    initer.add_argument("--base-url", metavar="URL",
+                        help="OpenAI-compatible endpoint to record from (default: the client's, $OPENAI_BASE_URL)")
+    initer.add_argument("--profile", choices=sorted(PROFILES), help="a named run size (--trust-profile)")
+    initer.add_argument("--dir", type=Path, default=Path("."), help="the project's folder (default: .)")
+    thresholds = sub.add_parser("thresholds", help="edit the thresholds file")
+    thresholds_sub = thresholds.add_subparsers(dest="thresholds_command", required=True, metavar="bless")
+    blesser = thresholds_sub.add_parser(
+        "bless", help="write gates at the level of a recorded run into the thresholds file",
+        description="Gate each headline metric of every benchmark the report's run scored (a key with at most two "
+                    "dots, a rate or mean, not partial, with a known better side) at the run's level: min at the "
+                    "lower end of its interval at --confidence (or its value minus --margin) where higher is "
+                    "better, max at the upper end where lower is better. Gates go under models: MODEL (default: the "
+                    "report's model); existing gates are updated, every other entry and comment kept; the diff "
+                    "is printed. Exit status 0; 2 for a usage error.")
+    blesser.add_argument("report", type=Path, metavar="REPORT.json", help="a run's JSON report (--trust-report PATH)")
+    blesser.add_argument("--thresholds", type=Path, default=Path("thresholds.yaml"), metavar="PATH",
+                         help="the thresholds file to write or update (default: thresholds.yaml)")
+    blesser.add_argument("--model", help="gate this model (default: the report's model)")
+    level = blesser.add_mutually_exclusive_group()
+    level.add_argument("--confidence", type=float, metavar="C",
+                       help="the bound is the end of the metric's interval at this level (default 0.95)")
+    level.add_argument("--margin", type=float, metavar="M", help="the bound is the value minus (or plus) M")
     if argv is None:
         argv = sys.argv[1:]
     if argv[:1] in (["report"], ["attack"]):  # their usage errors are one line and exit 4, as pytest's are
         for command in (parser, reports, comparer, merger, *attackers):
             command.error = _usage_error(command.prog)  # type: ignore[method-assign]
+    if argv[:1] in (["init"], ["thresholds"]):  # one line and exit 2, as the other commands' mistakes
+        for command in (parser, initer, thresholds, blesser):
+            command.error = _usage_error(command.prog, 2)  # type: ignore[method-assign]
     args = parser.parse_args(argv)
+    if args.command == "init":
+        return _init(args)
+    if args.command == "thresholds":
+        return _bless(args)
     if args.command == "report":
         return _report(args)
     if args.command == "attack":
@@ -129,10 +171,10 @@ def _main(argv: list[str] | None) -> int:
 USAGE_ERROR = 4  # pytest's exit status for a usage error
 
 
-def _usage_error(prog: str) -> Callable[[str], NoReturn]:
+def _usage_error(prog: str, status: int = USAGE_ERROR) -> Callable[[str], NoReturn]:
     def error(message: str) -> NoReturn:
         print(f"{prog}: {message} (see {prog} --help)", file=sys.stderr)
-        sys.exit(USAGE_ERROR)
+        sys.exit(status)
 
     return error
 
@@ -214,6 +256,56 @@ def _merge(args: argparse.Namespace) -> int:
     print(f"written: {args.out}; gates {'FAILED' if blocked else 'passed'}"
           + ("" if results else f" (no gates: {'no thresholds file' if path is None else 'none in ' + str(path)})"))
     return 1 if blocked else 0
+
+
+def _valid_keys() -> set[str]:
+    from .benchmarks import BENCHMARKS
+
+    return {key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]}
+
+
+def _init(args: argparse.Namespace) -> int:
+    """`pytest-trust init`: the project's files, those missing written, then the next three commands."""
+    try:
+        plan = scaffold.resolve(args.benchmark, args.model, args.base_url, args.profile, args.dir)
+        if args.dir.exists() and not args.dir.is_dir():
+            raise UsageProblem(f"init: --dir {args.dir}: not a folder")
+        written, kept = scaffold.write(plan)
+    except UsageProblem as err:
+        print(f"pytest-trust {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"pytest-trust init: {err.filename}: cannot be written ({err.strerror})", file=sys.stderr)
+        return 2
+    chosen = "every registered suite" if plan.everything else ", ".join(plan.suites)
+    print(f"pytest-trust init: {chosen}; model {plan.model}")
+    for path in written:
+        print(f"written: {path}")
+    for path in kept:
+        print(f"kept (it exists, not overwritten): {path}")
+    where = "" if plan.directory == Path(".") else f"cd {shlex.quote(str(plan.directory))}\n"
+    print(f"\nnext{', in ' + str(plan.directory) if where else ''}:")
+    for n, (what, command) in enumerate(scaffold.next_commands(plan), 1):
+        print(f"  {n}. {what}:\n     {command}")
+    return 0
+
+
+def _bless(args: argparse.Namespace) -> int:
+    """`pytest-trust thresholds bless`: gates at a recorded run's level, and the diff of the file written."""
+    from . import bless
+
+    try:
+        diff, bounds, section = bless.bless(args.report, args.thresholds, args.model, args.confidence, args.margin,
+                                            _valid_keys())
+    except UsageProblem as err:
+        print(f"pytest-trust {err}", file=sys.stderr)
+        return 2
+    print(diff or f"{args.thresholds}: unchanged (its gates are already at this run's level)", end="" if diff else "\n")
+    for bound in bounds:
+        if bound.note:
+            print(f"{bound.key}: {bound.note}")
+    print(f"written: {args.thresholds} ({len(bounds)} gates under {section})")
+    return 0
 
 
 def _import(args: argparse.Namespace) -> int:

@@ -1,0 +1,247 @@
+"""``pytest-trust thresholds bless REPORT.json``: gates at the level of a recorded run, written into the
+thresholds file with its other entries and comments kept (ruamel.yaml's round trip).
+
+Which metrics (the headline ones): of every benchmark that ran (its ``<benchmark>.error_rate`` is in the
+report), each metric whose key has at most two dots (``rules.score``, ``rules.basic.harmless``; not the
+per-scenario, per-cell or per-category families), of kind rate or mean, not partial, with a value, that a
+thresholds file accepts, and whose direction is known from its name (``direction``): error rates are gated
+by ``init`` at 0, and rates with no better side (refusals, rejections) are not gated.
+
+The bound: for a metric where higher is better, ``min`` at the lower end of its interval at ``--confidence``
+(0.95 by default), or its value minus ``--margin``; where lower is better, ``max`` at the upper end (or value
+plus the margin). Rounded outward to three decimals and kept within [0, 1], so the run blessed passes its own
+gates. The report keeps only 95% intervals: at another level a rate's Wilson interval is recomputed from its
+n; a mean's 95% interval is scaled by the ratio of normal quantiles (said in the output).
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ThresholdsError, UsageProblem
+from .metrics import LEVEL, Metric
+from .stats import z_of
+
+HIGHER, LOWER, NEUTRAL = 1, -1, 0
+# The last part of a metric key (or its end) saying lower is better: a leak, an attack's success, a bias
+# measure, a toxicity, a false positive rate, a failure under attack.
+LOWER_IS_BETTER = ("agreeability", "leak_rate", "asr", "dpd", "eod", "fpr", "emt", "toxicity_probability",
+                   "failure_rate", "failure_rate_unattacked")
+# Measures with no better side: how often the model refused or gave no usable answer, p-values, counts.
+NEUTRAL_PARTS = ("rr", "rr_ne", "rejection", "rejection_rate", "refusal_rate", "reject_rate", "unexpected_rate",
+                 "mcnemar_p", "error_rate")
+HEADER = ("# Gates of pytest-trust (README, \"Gating CI\"): a metric key, then a bound, min and/or max.\n"
+          "settings:\n"
+          "  soft: true    # failing benchmark items alone do not fail the run; the gates do\n")
+
+
+def direction(key: str) -> int:
+    """HIGHER, LOWER or NEUTRAL: which side of a metric is better, from its key's last part."""
+    last = key.rsplit(".", 1)[-1]
+    if last in NEUTRAL_PARTS:
+        return NEUTRAL
+    if last in LOWER_IS_BETTER:
+        return LOWER
+    return HIGHER
+
+
+@dataclass(frozen=True)
+class Bound:
+    key: str
+    side: str  # "min" or "max"
+    value: float
+    note: str = ""
+
+
+def headline(report: Mapping[str, Any], valid: set[str]) -> dict[str, Metric]:
+    """The report's headline metrics (module docstring), by key, in the report's order."""
+    metrics = report.get("metrics")
+    if not isinstance(metrics, dict):
+        return {}
+    ran = {key[:-len(".error_rate")] for key in metrics if key.endswith(".error_rate")}
+    chosen = {}
+    for key, raw in metrics.items():
+        if (key.split(".", 1)[0] not in ran or key.count(".") > 2 or key not in valid
+                or direction(key) == NEUTRAL or not isinstance(raw, dict)):
+            continue
+        try:
+            metric = Metric(**{k: raw.get(k) for k in ("value", "low", "high", "n", "kind", "partial")})
+        except TypeError:
+            continue
+        if (metric.kind in ("rate", "mean") and not metric.partial and isinstance(metric.value, (int, float))
+                and math.isfinite(metric.value)):
+            chosen[key] = metric
+    return chosen
+
+
+def bounds(metrics: Mapping[str, Metric], confidence: float | None, margin: float | None) -> list[Bound]:
+    """The bound of each metric: its interval's end at ``confidence``, or its value -/+ ``margin``."""
+    result = []
+    for key, metric in metrics.items():
+        side = "min" if direction(key) == HIGHER else "max"
+        note = ""
+        if margin is not None:
+            edge = metric.value - margin if side == "min" else metric.value + margin
+        else:
+            level = LEVEL if confidence is None else confidence
+            interval = metric.interval(level)
+            if interval is None and metric.low is not None and metric.high is not None:
+                scale = z_of(level) / z_of(LEVEL)  # a mean read back from a report: only its 95% interval is kept
+                interval = (metric.value - (metric.value - metric.low) * scale,
+                            metric.value + (metric.high - metric.value) * scale)
+                note = f"95% interval scaled to {level:g}"
+            if interval is None:
+                continue  # no interval to bless from: pass --margin
+            edge = interval[0] if side == "min" else interval[1]
+        edge = math.floor(edge * 1000 + 1e-9) / 1000 if side == "min" else math.ceil(edge * 1000 - 1e-9) / 1000
+        result.append(Bound(key, side, round(min(1.0, max(0.0, edge)), 3), note))
+    return result
+
+
+def update(text: str, section: tuple[str, ...], new: list[Bound]) -> str:
+    """The thresholds file's text with these bounds set under ``section`` (("default",) or ("models", M)):
+    an existing gate's bound is replaced in place (its other fields kept), a new gate appended; every
+    other entry, comment and the file's layout are kept."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    yaml = YAML()  # round trip
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    data = yaml.load(text or HEADER)
+    if data is None:
+        data = yaml.load(text + "\n" + HEADER if text.strip() else HEADER)
+    if not isinstance(data, CommentedMap):
+        raise ThresholdsError("must be a mapping with default:, models: and settings: sections")
+    node = data
+    for name in section:
+        child = node.get(name)
+        if child is None:
+            if node is data and name not in data:
+                _end_comments_stay(data)
+            child = CommentedMap()
+            node[name] = child
+        if not isinstance(child, CommentedMap):
+            raise ThresholdsError(f"{'.'.join(section[:section.index(name) + 1])}: must be a mapping")
+        node = child
+    trailing = _detach_trailing(node) if any(b.key not in node for b in new) else ""
+    for bound in new:
+        gate = node.get(bound.key)
+        if isinstance(gate, CommentedMap):
+            gate[bound.side] = bound.value
+            other = "max" if bound.side == "min" else "min"
+            if other in gate and (gate[other] < bound.value if bound.side == "min" else gate[other] > bound.value):
+                del gate[other]  # the old opposite bound would now contradict the new one
+        else:
+            gate = CommentedMap([(bound.side, bound.value)])
+            gate.fa.set_flow_style()
+            node[bound.key] = gate
+    if trailing:
+        _last(node)[0].ca.items.setdefault(_last(node)[1], [None, None, None, None])[2] = CommentToken(
+            "\n" + trailing, CommentMark(0), None)
+    out = io.StringIO()
+    yaml.dump(data, out)
+    return out.getvalue()
+
+
+def _last(mapping: Any) -> tuple[Any, Any]:
+    """The mapping and key of the last entry printed in ``mapping``'s block (down nested block mappings)."""
+    from ruamel.yaml.comments import CommentedMap
+
+    while True:
+        last = list(mapping)[-1]
+        value = mapping[last]
+        if isinstance(value, CommentedMap) and value and not value.fa.flow_style():
+            mapping = value
+            continue
+        return mapping, last
+
+
+def _detach_trailing(node: Any) -> str:
+    """The comment lines after the last entry of ``node`` (ruamel keeps them with that entry's end-of-line
+    comment), taken off it, so entries appended go before them; "" if none."""
+    if not node:
+        return ""
+    mapping, key = _last(node)
+    slots = mapping.ca.items.get(key)
+    token = slots[2] if slots and len(slots) > 2 else None
+    if token is None or not isinstance(token.value, str):
+        return ""
+    lines = token.value.splitlines(keepends=True)
+    if len(lines) < 2:
+        return ""
+    token.value = lines[0]
+    return "".join(lines[1:])
+
+
+def _end_comments_stay(root: Any) -> None:
+    """Keep the comments that end the file before a section appended to it: ruamel holds them as the document's
+    end, printed after everything; they become the trailing comment of the last entry, where they were."""
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    if not root.ca.end or not root:
+        return
+    text = "".join((" " * tok.column if tok.value.startswith("#") else "") + tok.value for tok in root.ca.end)
+    mapping, last = _last(root)
+    slots = mapping.ca.items.setdefault(last, [None, None, None, None])
+    if slots[2] is not None:
+        slots[2].value += text
+    else:
+        slots[2] = CommentToken("\n" + text, CommentMark(0), None)
+    root.ca.end = []
+
+
+def bless(report_path: Path, thresholds_path: Path, model: str | None, confidence: float | None,
+          margin: float | None, valid: set[str]) -> tuple[str, list[Bound], str]:
+    """Write the gates; (the unified diff, the bounds written, the section's name). UsageProblem for a bad
+    report, a bad option or a thresholds file that does not load (before or after)."""
+    from .gates import load_thresholds
+    from .report import json_report
+
+    if confidence is not None and not 0 < confidence < 1:
+        raise UsageProblem(f"thresholds bless: --confidence {confidence:g}: a level between 0 and 1 (say 0.95)")
+    if margin is not None and not 0 <= margin <= 1:
+        raise UsageProblem(f"thresholds bless: --margin {margin:g}: a fraction between 0 and 1 (say 0.02)")
+    report = json_report.read(report_path, "thresholds bless:", with_items=False)
+    model = model or (report.get("run") or {}).get("model")
+    section = ("models", model) if model else ("default",)
+    metrics = headline(report, valid)
+    if not metrics:
+        raise UsageProblem(f"thresholds bless: {report_path}: no headline metric to gate (no benchmark ran, or "
+                           "only partial scores)")
+    new = bounds(metrics, confidence, margin)
+    if thresholds_path.exists():
+        load_thresholds(thresholds_path, model, valid)  # a file that does not load is not edited
+        try:
+            old = thresholds_path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise UsageProblem(f"thresholds bless: {thresholds_path}: cannot be read ({err.strerror})") from None
+    else:
+        old = ""
+    text = update(old, section, new)
+    try:
+        thresholds_path.parent.mkdir(parents=True, exist_ok=True)
+        json_report.write_atomically(thresholds_path, text)
+    except OSError as err:
+        raise UsageProblem(f"thresholds bless: {thresholds_path}: cannot be written ({err.strerror})") from None
+    try:
+        load_thresholds(thresholds_path, model, valid)
+    except ThresholdsError:
+        if old:
+            json_report.write_atomically(thresholds_path, old)
+        else:
+            thresholds_path.unlink()
+        raise
+    diff = "".join(difflib.unified_diff(old.splitlines(keepends=True), text.splitlines(keepends=True),
+                                        str(thresholds_path), str(thresholds_path)))
+    return diff, new, ": ".join(section)

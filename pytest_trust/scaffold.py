@@ -1,0 +1,321 @@
+"""``pytest-trust init``: the files a project needs to run the packaged benchmarks, record and gate them in CI.
+
+Written into the project (``--dir``, default the current folder), never over an existing file:
+
+    conftest.py                    the hooks a deployment implements (pytest_trust/hookspecs.py), commented
+    thresholds.yaml                an ``<benchmark>.error_rate: {max: 0.0}`` gate per chosen benchmark, examples
+    cassettes/README.md            where the recordings go (committed: CI replays them)
+    .github/workflows/trust.yml    replay on pull requests; record by hand, sharded, merged
+
+No pytest.ini and no suite modules (docs/decisions.md, "Collection"): the command is
+``pytest --pyargs pytest_trust.suites``, so the cases are the installed version's, and a project's own
+``pytest`` (its tests, its ini file) is left as it was.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import shlex
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from . import hookspecs
+from .benchmarks import BENCHMARKS, SUITES
+from .errors import UsageProblem
+from .options import PROFILES
+
+PACKAGE = "pytest_trust.suites"
+DEFAULT_MODEL = "gpt-4o-mini"
+SHARDS = 3  # the record job's matrix
+WORKFLOW = Path(".github") / "workflows" / "trust.yml"
+DATA_CACHE = "~/.cache/pytest-trust"
+
+# Example bodies of hooks, by name; a hook without one gets a plain ``...``.
+HOOK_EXAMPLES = {
+    "pytest_trust_system_prompt": ["from myapp.prompts import build_system_prompt  # your code",
+                                   'return build_system_prompt(locale="en")  # a str, or None for no system prompt'],
+}
+
+
+@dataclass
+class Plan:
+    """What ``init`` was asked for, resolved: the suites to run, their benchmarks, and the commands."""
+
+    directory: Path
+    benchmarks: list[str]  # benchmark names, registry order
+    suites: list[str]  # suite names (markers), registry order; every registered suite when all were chosen
+    everything: bool  # no --benchmark: every registered suite, no -m
+    model: str
+    base_url: str | None
+    profile: str | None
+    workflow_root: Path = field(default=Path("."))  # the repository root the workflow goes under
+
+    @property
+    def selection(self) -> list[str]:
+        """pytest's arguments that select the chosen suites (and the run size)."""
+        args = ["--pyargs", PACKAGE]
+        if not self.everything:
+            args += ["-m", " or ".join(self.suites)]
+        if self.profile:
+            args += ["--trust-profile", self.profile]
+        return args
+
+    def command(self, *extra: str) -> str:
+        return shlex.join(["pytest", *self.selection, *extra])
+
+
+def resolve(names: list[str] | None, model: str | None, base_url: str | None, profile: str | None,
+            directory: Path) -> Plan:
+    """The plan for these options; UsageProblem (one line) for a name the registry does not know."""
+    chosen: list[str] = []  # suite names
+    for name in names or []:
+        if name in BENCHMARKS:
+            chosen += [s.name for s in BENCHMARKS[name].suites]
+        elif name in SUITES:
+            chosen.append(name)
+        else:
+            known = sorted({*BENCHMARKS, *SUITES})
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise UsageProblem(f"init: --benchmark {name}: no such benchmark; {hint}registered: {', '.join(known)}")
+    everything = not names
+    suites = [s for s in SUITES if everything or s in chosen]
+    benchmarks = [b for b in BENCHMARKS if any(SUITES[s].benchmark == b for s in suites)]
+    if profile is not None and profile not in PROFILES:
+        raise UsageProblem(f"init: --profile {profile}: expected one of {', '.join(PROFILES)}")
+    return Plan(directory, benchmarks, suites, everything, model or DEFAULT_MODEL, base_url, profile,
+                _repository_root(directory))
+
+
+def _repository_root(directory: Path) -> Path:
+    """The git work tree holding ``directory`` (its workflows live there), else ``directory`` itself."""
+    start = directory.resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
+def files(plan: Plan) -> dict[Path, str]:
+    """Every file init writes, by path (relative to the current folder), and its text."""
+    d = plan.directory
+    workflow = plan.workflow_root / WORKFLOW if plan.workflow_root != d.resolve() else d / WORKFLOW
+    return {d / "conftest.py": conftest(), d / "thresholds.yaml": thresholds(plan),
+            d / "cassettes" / "README.md": cassettes_readme(plan), workflow: workflow_yaml(plan)}
+
+
+def write(plan: Plan) -> tuple[list[Path], list[Path]]:
+    """Write what is missing; (written, kept) paths. An existing file is never overwritten."""
+    written, kept = [], []
+    for path, text in files(plan).items():
+        if path.exists():
+            kept.append(path)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8") as fh:  # "x": not even a file created meanwhile is overwritten
+            fh.write(text)
+        written.append(path)
+    return written, kept
+
+
+def next_commands(plan: Plan) -> list[tuple[str, str]]:
+    """(what, command): record, replay, bless."""
+    record = [f"--model={plan.model}"] + ([f"--trust-base-url={plan.base_url}"] if plan.base_url else [])
+    return [
+        ("record (OPENAI_API_KEY from the environment; resumes where it stopped)",
+         plan.command(*record, "--record-mode=new_episodes", "--trust-report=trust.json", "-q", "--tb=no")),
+        ("replay offline, the gates deciding the exit status",
+         plan.command(f"--model={plan.model}", "--block-network", "--trust-report=trust.json", "-q", "--tb=no")),
+        ("gate the headline metrics at the recorded run's level",
+         "pytest-trust thresholds bless trust.json"),
+    ]
+
+
+def conftest() -> str:
+    lines = [
+        '"""pytest-trust hooks of this project (written by `pytest-trust init`; edit freely).',
+        "",
+        f"The benchmarks run from the installed package: pytest --pyargs {PACKAGE} (see",
+        ".github/workflows/trust.yml). No pytest.ini and no test modules are written: the cases are those of the",
+        "installed pytest-trust, a plain `pytest` runs this project's own tests as before, and pytest takes the",
+        "folder it is started in as the rootdir, so cassettes/ and thresholds.yaml beside this file are used.",
+        "pytest reads this file when started here. Uncomment a hook to use it.",
+        '"""',
+    ]
+    for name, spec in inspect.getmembers(hookspecs, inspect.isfunction):
+        if not name.startswith("pytest_trust_"):
+            continue
+        lines += ["", ""]
+        lines += [f"# {line}".rstrip() for line in inspect.cleandoc(spec.__doc__ or "").splitlines()]
+        params = ", ".join(inspect.signature(spec).parameters)
+        lines += ["#", f"# def {name}({params}):"]
+        lines += [f"#     {line}" for line in HOOK_EXAMPLES.get(name, ["..."])]
+    return "\n".join(lines) + "\n"
+
+
+def thresholds(plan: Plan) -> str:
+    lines = [
+        "# Gates of pytest-trust (README, \"Gating CI\"): a metric key, then a bound, min and/or max. Bounds are",
+        "# fractions in [0, 1], as every metric is (a score of 87.5% is 0.875). A bad key lists the valid ones.",
+        "# `pytest-trust thresholds bless trust.json` adds gates at the level of a recorded run.",
+        "settings:",
+        "  # Benchmark items are expected to fail at some rate: the gates are the verdict of a run.",
+        "  soft: true",
+        "default:                      # gates for every model",
+        "  # Errored items (a missing recording, a failed endpoint) are left out of every score: these gates",
+        "  # make sure no score is computed on a silent subset.",
+    ]
+    lines += [f"  {name}.error_rate: {{max: 0.0}}" for name in plan.benchmarks]
+    lines.append("  # Examples:")
+    for name in plan.benchmarks:
+        headline = _headline_key(name)
+        if headline:
+            lines += [f"  # {headline}: {{min: 0.5}}                    # the metric's value >= 0.5",
+                      f"  # {headline}: {{min: 0.5, confidence: 0.95}}  # its whole 95% interval >= 0.5"]
+            break
+    if plan.benchmarks:
+        lines.append(f"  # {plan.benchmarks[0]}.regression: {{alpha: 0.05}}  # no significant regression against "
+                     "--trust-baseline")
+    lines += ["# models:                     # per-model gates, merged over default",
+              f"#   {plan.model}:",
+              "#     <metric key>: {min: 0.7}"]
+    return "\n".join(lines) + "\n"
+
+
+def _headline_key(benchmark: str) -> str | None:
+    """A benchmark's first metric key with one dot (its score, as the registry lists it), for an example."""
+    return next((k for k in BENCHMARKS[benchmark].metric_keys()
+                 if k.count(".") == 1 and not k.endswith(".error_rate")), None)
+
+
+def cassettes_readme(plan: Plan) -> str:
+    return (
+        "# Recorded model answers\n\n"
+        "pytest-trust records each model's answers here (`cassettes/<model>/<benchmark>/<scenario>.json`, vcrpy\n"
+        "JSON cassettes) and replays them offline. Commit them: CI replays them with the network blocked. Check\n"
+        "them for credentials before committing: `pytest-trust audit cassettes`.\n\n"
+        f"Record what is missing: `{plan.command(f'--model={plan.model}', '--record-mode=new_episodes')}`\n"
+    )
+
+
+def _version() -> str | None:
+    try:
+        return version("pytest-trust")
+    except PackageNotFoundError:
+        return None
+
+
+def workflow_yaml(plan: Plan) -> str:
+    where = plan.directory.resolve().relative_to(plan.workflow_root) if plan.workflow_root != plan.directory.resolve() \
+        else Path(".")
+    prefix = "" if where == Path(".") else f"{where.as_posix()}/"
+    cd = "" if not prefix else f"    defaults: {{run: {{working-directory: {where.as_posix()}}}}}\n"
+    pinned = _version()
+    install = f"pip install 'pytest-trust=={pinned}'" if pinned else "pip install pytest-trust"
+    selection = shlex.join(plan.selection)
+    setup = (
+        "      - uses: actions/checkout@v4\n"
+        "      - uses: actions/setup-python@v5\n"
+        "        with: {python-version: \"3.11\"}\n"
+        f"      - run: {install}    # the version init ran with (or a wheel, or a git URL)\n"
+        "      - name: benchmark data, downloaded and verified once, then cached\n"
+        "        uses: actions/cache@v4\n"
+        "        with:\n"
+        f"          path: {DATA_CACHE}\n"
+        "          key: pytest-trust-${{ runner.os }}-${{ hashFiles('.github/workflows/trust.yml') }}\n"
+        "          restore-keys: pytest-trust-${{ runner.os }}-\n"
+    )
+    base_url = f"      OPENAI_BASE_URL: {plan.base_url}\n" if plan.base_url else ""
+    shard = "${{ matrix.shard }}"
+    return (
+        "# pytest-trust (written by `pytest-trust init`; edit freely).\n"
+        "# replay: on every pull request, the answers recorded in cassettes/ are replayed with the network\n"
+        "#   blocked, and the gates of thresholds.yaml decide the job; no API key is needed.\n"
+        "# record: run by hand (Actions > trust > Run workflow) to record what is missing, in shards; the shards'\n"
+        "#   recordings are joined, committed to the branch and uploaded, and their reports merged and gated.\n"
+        "name: trust\n"
+        "\"on\":\n"
+        "  pull_request:\n"
+        "  workflow_dispatch:\n"
+        "env:\n"
+        f"  PYTEST_TRUST_MODEL: {plan.model}    # --model of every run\n"
+        "jobs:\n"
+        "  replay:\n"
+        "    if: github.event_name == 'pull_request'\n"
+        "    runs-on: ubuntu-latest\n"
+        f"{cd}"
+        "    steps:\n"
+        f"{setup}"
+        f"      - run: pytest {selection} --block-network -q --tb=no -rN\n"
+        "               --trust-report=trust.json --trust-markdown=trust.md\n"
+        "      - if: always()\n"
+        "        run: if [ -f trust.md ]; then cat trust.md >> \"$GITHUB_STEP_SUMMARY\"; fi\n"
+        "      - name: no credential-shaped strings in the recordings or the report\n"
+        "        if: always()\n"
+        "        run: pytest-trust audit cassettes $(ls trust.json 2>/dev/null)\n"
+        "  record:\n"
+        "    if: github.event_name == 'workflow_dispatch'\n"
+        "    runs-on: ubuntu-latest\n"
+        f"{cd}"
+        "    strategy:\n"
+        "      fail-fast: false\n"
+        f"      matrix: {{shard: [{', '.join(str(i) for i in range(1, SHARDS + 1))}]}}\n"
+        "    env:\n"
+        "      OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}\n"
+        f"{base_url}"
+        "    steps:\n"
+        f"{setup}"
+        "      - name: record what is missing (the gates are evaluated on the merged run, below)\n"
+        f"        run: pytest {selection} --record-mode=new_episodes -q --tb=no -rN\n"
+        f"               --trust-shard={shard}/{SHARDS} --trust-report=shard-{shard}.json\n"
+        f"               || test -f shard-{shard}.json\n"
+        f"      - run: pytest-trust audit cassettes shard-{shard}.json\n"
+        "      - uses: actions/upload-artifact@v4\n"
+        "        with:\n"
+        f"          name: recorded-{shard}\n"
+        "          path: |\n"
+        f"            {prefix}cassettes\n"
+        f"            {prefix}shard-{shard}.json\n"
+        "  merge:\n"
+        "    needs: record\n"
+        "    # join what the shards recorded even when one of them failed\n"
+        "    if: ${{ !cancelled() && github.event_name == 'workflow_dispatch' }}\n"
+        "    runs-on: ubuntu-latest\n"
+        f"{cd}"
+        "    permissions: {contents: write}    # to push the recordings to the branch\n"
+        "    steps:\n"
+        f"{setup}"
+        "      - uses: actions/download-artifact@v4\n"
+        f"        with: {{pattern: recorded-*, path: {prefix}shards}}\n"
+        "      - name: join the shards' recordings into cassettes/ (each shard recorded a slice of the items)\n"
+        "        run: |\n"
+        "          python - <<'EOF'\n"
+        "          from pathlib import Path\n"
+        "          from pytest_trust.recording.cassettes import read_cassette_file, write_cassette\n"
+        "          for shard in sorted(Path('shards').glob('*/cassettes')):\n"
+        "              for source in sorted(shard.rglob('*.json')):\n"
+        "                  target = Path('cassettes') / source.relative_to(shard)\n"
+        "                  items, marks = read_cassette_file(target)\n"
+        "                  new_items, new_marks = read_cassette_file(source)\n"
+        "                  write_cassette(target, {**items, **new_items}, {**marks, **new_marks})\n"
+        "          EOF\n"
+        "      - run: pytest-trust report merge shards/*/shard-*.json --out trust.json --thresholds thresholds.yaml\n"
+        "               --partial || test -f trust.json\n"
+        "      - run: pytest-trust audit cassettes trust.json\n"
+        "      - uses: actions/upload-artifact@v4\n"
+        "        with:\n"
+        "          name: cassettes\n"
+        "          path: |\n"
+        f"            {prefix}cassettes\n"
+        f"            {prefix}trust.json\n"
+        "      - name: commit the recordings to the branch (a replay is then offline)\n"
+        "        run: |\n"
+        "          git config user.name pytest-trust\n"
+        "          git config user.email pytest-trust@users.noreply.github.com\n"
+        "          git add cassettes\n"
+        "          git diff --cached --quiet || { git commit -m \"Recordings of $PYTEST_TRUST_MODEL\" && git push; }\n"
+        "      - name: the merged run's gates decide the job\n"
+        "        run: pytest-trust report merge shards/*/shard-*.json --out trust.json --thresholds thresholds.yaml\n"
+    )
