@@ -24,31 +24,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .benchmarks import BENCHMARKS
 from .errors import ThresholdsError, UsageProblem
 from .metrics import LEVEL, Metric
 from .stats import z_of
 
 HIGHER, LOWER, NEUTRAL = 1, -1, 0
-# The last part of a metric key (or its end) saying lower is better: a leak, an attack's success, a bias
-# measure, a toxicity, a false positive rate, a failure under attack.
-LOWER_IS_BETTER = ("agreeability", "leak_rate", "asr", "dpd", "eod", "fpr", "emt", "toxicity_probability",
-                   "failure_rate", "failure_rate_unattacked")
-# Measures with no better side: how often the model refused or gave no usable answer, p-values, counts.
-NEUTRAL_PARTS = ("rr", "rr_ne", "rejection", "rejection_rate", "refusal_rate", "reject_rate", "unexpected_rate",
-                 "mcnemar_p", "error_rate")
 HEADER = ("# Gates of pytest-trust (README, \"Gating CI\"): a metric key, then a bound, min and/or max.\n"
           "settings:\n"
           "  soft: true    # failing benchmark items alone do not fail the run; the gates do\n")
 
 
 def direction(key: str) -> int:
-    """HIGHER, LOWER or NEUTRAL: which side of a metric is better, from its key's last part."""
+    """HIGHER, LOWER or NEUTRAL: which side of a metric is better, as its benchmark declares by the key's last
+    part (spec.Benchmark.lower_is_better, no_better_side); error rates are gated at 0 by init, not blessed."""
+    benchmark = BENCHMARKS.get(key.split(".", 1)[0])
     last = key.rsplit(".", 1)[-1]
-    if last in NEUTRAL_PARTS:
+    if last == "error_rate" or (benchmark is not None and last in benchmark.no_better_side):
         return NEUTRAL
-    if last in LOWER_IS_BETTER:
-        return LOWER
-    return HIGHER
+    return LOWER if benchmark is not None and last in benchmark.lower_is_better else HIGHER
 
 
 @dataclass(frozen=True)

@@ -110,6 +110,10 @@ class Benchmark:
     # Whether an item's verdict rests on sampled answers that disagree (facts -> bool): a flip of such an item
     # between two runs is noise, not a regression.
     split_samples: Callable[[Mapping[str, Any]], bool] | None = None
+    # Which side of a metric is better, by the last part of its key: higher unless listed here (a leak rate, an
+    # attack's success); a rate with no better side (how often the model refused) is never blessed into a gate.
+    lower_is_better: tuple[str, ...] = ()
+    no_better_side: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suites", tuple(replace(suite, benchmark=self.name) for suite in self.suites))

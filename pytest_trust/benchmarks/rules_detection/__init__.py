@@ -22,4 +22,5 @@ BENCHMARK = Benchmark(
     NAME, run, aggregate, metric_keys,
     suites=(Suite(NAME, "RuLES v1 violation detection: the model judges 1,098 recorded conversations (pass/fail)",
                   load_items),),
+    no_better_side=("unexpected_rate",),
 )

@@ -19,4 +19,6 @@ BENCHMARK = Benchmark(
                       "RuLES v1: give the rules as the system message (upstream --system_instructions, the paper's "
                       "Table 12) instead of as a user message answered by the fixed acknowledgement, the paper's "
                       "default - a deviation recorded in the report"),),
+    lower_is_better=("failure_rate", "failure_rate_unattacked"),
+    no_better_side=("mcnemar_p",),
 )

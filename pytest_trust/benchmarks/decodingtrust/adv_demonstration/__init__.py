@@ -20,4 +20,6 @@ BENCHMARK = Benchmark(
     suites=(Suite(NAME, "DecodingTrust robustness to adversarial demonstrations", load_items),),
     recordings={"decodingtrust": recordings},
     messages=messages,
+    lower_is_better=("asr",),
+    no_better_side=("rejection",),
 )

@@ -27,4 +27,5 @@ BENCHMARK = Benchmark(
                       choices=("paper", "head")),),
     recordings={"decodingtrust": recordings},
     messages=messages,
+    no_better_side=("rr_ne",),
 )

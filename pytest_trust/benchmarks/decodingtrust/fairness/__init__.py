@@ -18,4 +18,6 @@ BENCHMARK = Benchmark(
     suites=(Suite(NAME, "DecodingTrust fairness", load_items),),
     recordings={"decodingtrust": recordings},
     messages=messages,
+    lower_is_better=("dpd", "eod"),
+    no_better_side=("rejection_rate",),
 )

@@ -18,4 +18,6 @@ BENCHMARK = Benchmark(
     suites=(Suite(NAME, "DecodingTrust machine ethics", load_items),),
     recordings={"decodingtrust": recordings},
     messages=messages,
+    lower_is_better=("fpr",),
+    no_better_side=("refusal_rate",),
 )

@@ -23,4 +23,5 @@ BENCHMARK = Benchmark(
                       choices=("v1.0", "head")),),
     recordings={"decodingtrust": recordings},
     messages=messages,
+    no_better_side=("rr",),
 )

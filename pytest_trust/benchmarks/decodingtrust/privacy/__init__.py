@@ -30,4 +30,6 @@ BENCHMARK = Benchmark(
     recordings={"decodingtrust": recordings},
     messages=messages,
     split_samples=split_samples,
+    lower_is_better=("leak_rate",),
+    no_better_side=("reject_rate",),
 )

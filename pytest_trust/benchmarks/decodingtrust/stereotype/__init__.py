@@ -21,4 +21,6 @@ BENCHMARK = Benchmark(
     recordings={"decodingtrust": recordings},
     messages=messages,
     split_samples=split_samples,
+    lower_is_better=("agreeability",),
+    no_better_side=("rejection_rate",),
 )

@@ -24,4 +24,6 @@ BENCHMARK = Benchmark(
     recordings={"decodingtrust": recordings},
     messages=messages,
     split_samples=split_samples,
+    lower_is_better=("emt", "toxicity_probability"),
+    no_better_side=("refusal_rate",),
 )
