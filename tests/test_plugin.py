@@ -481,11 +481,12 @@ def test_a_marker_selection_that_selects_nothing_names_the_markers(project):
     result = run(project, "-m", "rules_v2", "--block-network")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result.stdout.fnmatch_lines([("pytest-trust: -m 'rules_v2' selects no item and names 'rules_v2', no marker "
-                                 "of a pytest-trust suite; did you mean rules_v1? The markers: rules, rules_v1, *")])
+                                 "of a pytest-trust suite; did you mean rules_v1? The markers: rules, "
+                                 "rules_detection, rules_v1, *")])
     selected_all_away = run(project, "-m", "rules and rules_v1", "--block-network")
     assert selected_all_away.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     selected_all_away.stdout.fnmatch_lines([("pytest-trust: -m 'rules and rules_v1' selects no item; the markers: "
-                                            "rules, rules_v1, *")])
+                                            "rules, rules_detection, rules_v1, *")])
     elsewhere = run(project, "-m", "rules_v1 or slow", "--block-network", "--co")  # selects: only the typo is named
     elsewhere.stdout.fnmatch_lines([("pytest-trust: -m 'rules_v1 or slow' names 'slow', no marker of a pytest-trust "
-                                    "suite; the markers: rules, rules_v1, *")])
+                                    "suite; the markers: rules, rules_detection, rules_v1, *")])
