@@ -193,7 +193,7 @@ class TrustSession:
         """When the model has no folder at all but others do: a misspelt --model, most likely. Their names, and
         the closest one."""
         root = self.config.cassettes
-        if where.is_dir() or not root.is_dir():
+        if where.is_dir() or not root.is_dir() or self.config.system_prompt is not None:  # a new prompt: no typo
             return ""
         known = sorted(p.name for p in root.iterdir()
                        if p.is_dir() and not p.name.startswith(".") and "+prompt-" not in p.name)

@@ -158,7 +158,8 @@ def test_each_prompt_records_into_its_own_folder_and_replays_from_it(recorded, c
     assert never.ret == pytest.ExitCode.USAGE_ERROR
     never.stderr.fnmatch_lines([(f"*no recordings of canned with system prompt c.txt (sha256 "
                                  f"{digest('A third prompt.')[:12]}) for rules_v1 in *canned+prompt-*: record them with "
-                                 "`pytest --model canned --trust-system-prompt c.txt --record-mode=new_episodes *")])
+                                 "`pytest -m rules_v1 --model canned --trust-system-prompt c.txt "
+                                 "--record-mode=new_episodes --trust-base-url URL`")])
 
     folder, cassettes = f"canned+prompt-{digest(PROMPT_A)[:12]}", str(pytester.path / "cassettes")
     capsys.readouterr()
