@@ -56,55 +56,33 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path, float]
 
 
 def test_html_report_of_the_full_replay_renders_in_chromium(replay, tmp_path):
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _need(False, "no playwright: pip install -e '.[dev]'")
-
     report, page_path, size = replay
     assert len(report["items"]) > 4000 and {i.get("benchmark") for i in report["items"]} >= {
         "rules", "stereotype", "toxicity", "fairness", "ood", "advglue", "adv_demonstration", "machine_ethics",
         "privacy"}
-    assert size < 16_000_000, f"{size} bytes: too big to mail or open quickly"  # 12.1 MB at 5,766 items: plotly.js 4.8
-    url = page_path.as_uri()
-    problems, requests = [], []
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"), executable_path=CHROMIUM, args=FLAGS, headless=True,
-            viewport={"width": 1400, "height": 1000})
-        try:
-            page = context.new_page()
-            page.on("console", lambda m: m.type in ("error", "warning") and problems.append(f"{m.type}: {m.text}"))
-            page.on("pageerror", lambda err: problems.append(f"page error: {err}"))
-            page.on("request", lambda r: r.url != url and not r.url.startswith(("data:", "blob:"))
-                    and requests.append(r.url))
-            page.goto(url, wait_until="load")
-            page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length > 0")
-            assert problems == [] and requests == []
-            for section in FILLED:
-                assert page.locator(f"section#{section}").count() == 1, section
-                assert page.locator(f"section#{section} .empty").count() == 0, f"{section} is empty"
-            for section, count in FIGURES.items():
-                drawn = page.locator(f"section#{section} .js-plotly-plot .main-svg").count()
-                assert drawn >= count, f"{section}: {drawn} figures drawn, {count} expected"
-            assert page.locator("section#stereotype .heatmaplayer image").count() == 3  # one heatmap per prompt
-            cells = {t: sum(1 for k in report["metrics"] if k.startswith(f"stereotype.{t}.cell."))
-                     for t in ("benign", "untargeted", "targeted")}
-            assert [int(n) for n in page.locator(".heatmap").evaluate_all("e => e.map(x => x.dataset.cells)")] == [
-                cells["benign"], cells["untargeted"], cells["targeted"]]
-            assert page.locator("section#gates tbody tr").count() == len(report["gates"])
-            assert page.locator("details.item").count() == len(report["items"])
-            _open_one_failing_item(page, report)
-            _conversation_shows_when_opened(page, report)
-            _filter_finds_one_item(page, report)
-            page.goto(url, wait_until="load")  # the top: counts, scorecard, gates
-            page.set_viewport_size({"width": 1400, "height": 1300})
-            page.evaluate("window.scrollTo(0, 0)")
-            page.wait_for_timeout(500)
-            page.screenshot(path=str(tmp_path / "report.png"))
-            assert problems == [] and requests == []
-        finally:
-            context.close()
+    assert size < 16_000_000, f"{size} bytes: too big to mail or open quickly"  # 13.5 MB at 6,809 items: plotly.js 4.8
+    with opened(page_path, tmp_path) as page:
+        for section in FILLED:
+            assert page.locator(f"section#{section}").count() == 1, section
+            assert page.locator(f"section#{section} .empty").count() == 0, f"{section} is empty"
+        for section, count in FIGURES.items():
+            figures = page.locator(f"section#{section} .js-plotly-plot .main-svg").count()
+            assert figures >= count, f"{section}: {figures} figures drawn, {count} expected"
+        assert page.locator("section#stereotype .heatmaplayer image").count() == 3  # one heatmap per prompt
+        cells = {t: sum(1 for k in report["metrics"] if k.startswith(f"stereotype.{t}.cell."))
+                 for t in ("benign", "untargeted", "targeted")}
+        assert [int(n) for n in page.locator(".heatmap").evaluate_all("e => e.map(x => x.dataset.cells)")] == [
+            cells["benign"], cells["untargeted"], cells["targeted"]]
+        assert page.locator("section#gates tbody tr").count() == len(report["gates"])
+        assert page.locator("details.item").count() == len(report["items"])
+        _open_one_failing_item(page, report)
+        _conversation_shows_when_opened(page, report)
+        _filter_finds_one_item(page, report)
+        page.goto(page_path.as_uri(), wait_until="load")  # the top: counts, scorecard, gates
+        page.set_viewport_size({"width": 1400, "height": 1300})
+        page.evaluate("window.scrollTo(0, 0)")
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(tmp_path / "report.png"))
     assert (tmp_path / "report.png").stat().st_size > 10_000
     if os.environ.get("TRUST_UPDATE_SCREENSHOT") == "1":
         shutil.copyfile(tmp_path / "report.png", SCREENSHOT)
@@ -150,14 +128,23 @@ def metric(value, low=None, high=None, n=20, kind="rate"):
 
 @contextmanager
 def drawn(text: str, tmp_path: Path):
-    """The page opened in Chromium once plotly.js has drawn its figures; no console error, no request out."""
+    """The page of ``text`` opened in Chromium once plotly.js has drawn its figures (``opened``)."""
+    path = tmp_path / "page.html"
+    path.write_text(text, encoding="utf-8")
+    with opened(path, tmp_path) as page:
+        yield page
+
+
+@contextmanager
+def opened(path: Path, tmp_path: Path):
+    """The page at ``path`` opened in Chromium once plotly.js has drawn its figures; on leaving, no console
+    error and no request out of the page were seen."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _need(False, "no playwright: pip install -e '.[dev]'")
     _need(Path(CHROMIUM).exists(), f"no {CHROMIUM}: apt-get install chromium")
-    path = tmp_path / "page.html"
-    path.write_text(text, encoding="utf-8")
+    url = path.as_uri()
     problems, requests = [], []
     with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
@@ -167,9 +154,9 @@ def drawn(text: str, tmp_path: Path):
             page = context.new_page()
             page.on("console", lambda m: m.type in ("error", "warning") and problems.append(f"{m.type}: {m.text}"))
             page.on("pageerror", lambda err: problems.append(f"page error: {err}"))
-            page.on("request", lambda r: r.url != path.as_uri() and not r.url.startswith(("data:", "blob:"))
+            page.on("request", lambda r: r.url != url and not r.url.startswith(("data:", "blob:"))
                     and requests.append(r.url))
-            page.goto(path.as_uri(), wait_until="load")
+            page.goto(url, wait_until="load")
             page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length > 0")
             yield page
             assert problems == [] and requests == []
