@@ -26,10 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from .benchmarks import BENCHMARKS
-from .report import json_report
+from .report_file import read
 from .stats import mcnemar_exact, paired_bootstrap_mean_of_rates
 
-SCHEMA = "pytest-trust/report"
 PASS, FAIL, ERROR = "pass", "fail", "error"
 MCNEMAR = "exact McNemar on item verdicts"
 BOOTSTRAP = "paired bootstrap over items, stratified by bucket (10,000 resamples)"
@@ -40,7 +39,7 @@ BRACKETS = re.compile(r"\[(.*)\]$")
 
 def load(path: Path) -> dict[str, Any]:
     """The baseline report, or one UsageProblem naming the file and what to do."""
-    return json_report.read(path, "--trust-baseline", "pass the JSON report of an earlier run (--trust-report "
+    return read(path, "--trust-baseline", "pass the JSON report of an earlier run (--trust-report "
                             "PATH), or add --trust-baseline-update to write this run's there")
 
 

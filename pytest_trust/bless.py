@@ -200,13 +200,13 @@ def bless(report_path: Path, thresholds_path: Path, model: str | None, confidenc
     """Write the gates; (the unified diff, the bounds written, the section's name). UsageProblem for a bad
     report, a bad option or a thresholds file that does not load (before or after)."""
     from .gates import load_thresholds
-    from .report import json_report
+    from .report_file import read, write_atomically
 
     if confidence is not None and not 0 < confidence < 1:
         raise UsageProblem(f"thresholds bless: --confidence {confidence:g}: a level between 0 and 1 (say 0.95)")
     if margin is not None and not 0 <= margin <= 1:
         raise UsageProblem(f"thresholds bless: --margin {margin:g}: a fraction between 0 and 1 (say 0.02)")
-    report = json_report.read(report_path, "thresholds bless:", with_items=False)
+    report = read(report_path, "thresholds bless:", with_items=False)
     model = model or (report.get("run") or {}).get("model")
     section = ("models", model) if model else ("default",)
     metrics = headline(report, valid)
@@ -225,14 +225,14 @@ def bless(report_path: Path, thresholds_path: Path, model: str | None, confidenc
     text = update(old, section, new)
     try:
         thresholds_path.parent.mkdir(parents=True, exist_ok=True)
-        json_report.write_atomically(thresholds_path, text)
+        write_atomically(thresholds_path, text)
     except OSError as err:
         raise UsageProblem(f"thresholds bless: {thresholds_path}: cannot be written ({err.strerror})") from None
     try:
         load_thresholds(thresholds_path, model, valid)
     except ThresholdsError:
         if old:
-            json_report.write_atomically(thresholds_path, old)
+            write_atomically(thresholds_path, old)
         else:
             thresholds_path.unlink()
         raise

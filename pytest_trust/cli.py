@@ -213,8 +213,8 @@ def _merge(args: argparse.Namespace) -> int:
     from .benchmarks import BENCHMARKS
     from .gates import evaluate, load_thresholds
     from .metrics import Metric
-    from .report import json_report
     from .report.terminal import format_value
+    from .report_file import dump
 
     reports = shards.load_reports(args.reports)
     warnings = shards.check(args.reports, reports, allow_missing=args.partial)
@@ -233,7 +233,7 @@ def _merge(args: argparse.Namespace) -> int:
     run["thresholds"] = str(path) if path else None
     merged["gates"] = [g.to_dict() for g in results]
     try:
-        json_report.dump(args.out, merged)
+        dump(args.out, merged)
     except OSError as err:
         raise UsageProblem(f"report merge: --out {args.out}: cannot be written ({err.strerror})") from None
     for warning in warnings:

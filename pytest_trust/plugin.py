@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -23,9 +23,9 @@ from .options import RunConfig, add_options, resolve_path
 from .playing import play
 from .recording.cassettes import model_dir
 from .recording.journal import merge_journals
-from .report import json_report, terminal
+from .report import json_report, outputs, terminal
 from .report.junit import ERROR_PROPERTY, INTERNAL, RESULT_PROPERTY, SKIP_PROPERTY, gate_cases, item_properties
-from .selection import marker_lines
+from .selection import marker_lines, split_recorded
 from .session import TrustSession
 
 SESSION_KEY = pytest.StashKey[TrustSession]()
@@ -213,7 +213,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 + trust.no_recordings_message([name], selection)
                 + " (or pass --trust-recorded-only to replay only what is recorded)")
     if recorded_only:
-        _deselect_unrecorded(config, items, trust, skip=set(unrecorded))
+        _deselect_unrecorded(config, items, trust, lambda benchmark: False if benchmark in unrecorded else None)
     _recorded_only_line(trust)
 
 
@@ -237,17 +237,13 @@ def _select_shard(config: pytest.Config, items: list[pytest.Item], shard: tuple[
         items[:] = keep
 
 
-def _deselect_unrecorded(config: pytest.Config, items: list[pytest.Item], trust: TrustSession, skip: set[str]) -> None:
+def _deselect_unrecorded(config: pytest.Config, items: list[pytest.Item], trust: TrustSession,
+                         whole: Callable[[str], bool | None]) -> None:
     """--trust-recorded-only: replay what was recorded (say, a --trust-limit subset), deselect the rest."""
     recorder = trust.recorder
     assert recorder is not None
-    keep, drop = [], []
-    for item in items:
-        trust_item = _trust_item(item)
-        recorded = (trust_item is None or bool(trust_item.unavailable)
-                    or (trust_item.benchmark not in skip
-                        and recorder.has_recording(trust_item.benchmark, trust_item.scenario, trust_item.id)))
-        (keep if recorded else drop).append(item)
+    keep, drop = split_recorded(items, _trust_item, lambda t: recorder.has_recording(t.benchmark, t.scenario, t.id),
+                                whole)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
@@ -275,25 +271,9 @@ class _RecordedOnly:
         trust = self.trust
         if trust.config.shard is not None:
             return  # --trust-shard first, as the hook below does it
-        recorder = trust.recorder
-        assert recorder is not None
-        folders: dict[str, bool] = {}  # a benchmark without a folder is the hook below's (skipped or deselected)
-        root = recorder.model_root
-        keep, drop = [], []
-        for item in items:
-            trust_item = _trust_item(item)
-            if trust_item is None or trust_item.unavailable:
-                keep.append(item)
-                continue
-            benchmark = trust_item.benchmark
-            if benchmark not in folders:
-                folders[benchmark] = (root / benchmark).is_dir()
-            recorded = not folders[benchmark] or recorder.has_recording(benchmark, trust_item.scenario, trust_item.id)
-            (keep if recorded else drop).append(item)
-        if drop:
-            config.hook.pytest_deselected(items=drop)
-            items[:] = keep
-            trust.unrecorded_deselected += len(drop)
+        assert trust.recorder is not None
+        root = trust.recorder.model_root  # a benchmark without a folder is the hook below's (skipped or deselected)
+        _deselect_unrecorded(config, items, trust, lambda benchmark: True if not (root / benchmark).is_dir() else None)
 
 
 @pytest.fixture(scope="session")
@@ -391,34 +371,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     trust.conclude()
     try:
         trust.update_baseline()
-        if trust.config.report is not None:
-            json_report.write(trust.config.report, trust)
         _write_reports(session.config, trust)
     except OSError as err:  # a full disk, a read-only folder: the summary still prints, the run fails
         trust.unwritten.append(f"{err.filename or 'a report'} cannot be written ({err.strerror or err}): free space "
                                "on that disk or make its folder writable, then run again")
-    gate_cases(session.config, trust)
+    gate_cases(session.config, trust.gate_results, str(trust.config.thresholds or "thresholds"))
     session.exitstatus = _exit_status(trust, int(session.exitstatus))
     if (not submitted or trust.unwritten) and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-
-def _write_reports(config: pytest.Config, trust: TrustSession) -> None:
-    """--trust-html and --trust-markdown: rendered from the JSON report's dict, as `pytest-trust report` renders."""
-    wanted = [(name, config.getoption(name, None)) for name in ("trust_html", "trust_markdown")]
-    wanted = [(name, value) for name, value in wanted if value]
-    if not wanted:
-        return
-    from .report import html, markdown  # plotly loads only for a run that writes HTML
-    from .report.transcripts import transcripts
-
-    report = json_report.build(trust)
-    recordings = trust.config.recordings and model_dir(trust.config.cassettes, trust.config.recordings)
-    renderers = {"trust_html": lambda r: html.render(r, recordings and transcripts(r["items"], recordings)),
-                 "trust_markdown": markdown.render}
-    for name, value in wanted:
-        path = Path(config.invocation_params.dir) / value  # an absolute value stays as it is
-        json_report.write_atomically(path, renderers[name](report))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -497,6 +457,17 @@ def _own_line(reporter: Any, line: str) -> None:
     if reporter._tw.width_of_current_line:
         reporter.write("\n")
     reporter.write_line(line)
+
+
+def _write_reports(config: pytest.Config, trust: TrustSession) -> None:
+    """--trust-report, --trust-html, --trust-markdown; the last two relative to where pytest was invoked."""
+    asked = {name: config.getoption(f"trust_{name}", None) for name in ("html", "markdown")}
+    paths = {name: Path(config.invocation_params.dir) / value for name, value in asked.items() if value}
+    if trust.config.report is not None:
+        paths["json"] = trust.config.report
+    if paths:
+        recordings = trust.config.recordings and model_dir(trust.config.cassettes, trust.config.recordings)
+        outputs.write(json_report.build(trust), paths, recordings or None)
 
 
 def _exit_status(trust: TrustSession, status: int) -> int:

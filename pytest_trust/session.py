@@ -220,6 +220,7 @@ class TrustSession:
     def update_baseline(self) -> None:
         """--trust-baseline-update, at the end: this run's report becomes the next baseline, unless a gate failed."""
         from .report import json_report
+        from .report_file import dump
 
         path = self.config.baseline
         if not self.config.baseline_update or path is None:
@@ -229,7 +230,7 @@ class TrustSession:
             return
         report = json_report.build(self)
         report.pop("baseline", None)
-        json_report.dump(path, report)
+        dump(path, report)
         self.baseline_lines.append(f"baseline updated: this run's report written to {path}")
 
     def conclude(self) -> None:

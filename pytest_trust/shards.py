@@ -18,9 +18,7 @@ from typing import Any
 from .errors import UsageProblem
 from .items import Result
 from .metrics import Metric, error_rate
-from .report import json_report
-
-SCHEMA = "pytest-trust/report"
+from .report_file import SCHEMA, read
 
 
 def shard_of(key: str, total: int) -> int:
@@ -39,7 +37,7 @@ def select(items: list[Any], shard: tuple[int, int], key: Callable[[Any], str]) 
 
 
 def load_reports(paths: Sequence[Path]) -> list[dict[str, Any]]:
-    return [json_report.read(path, "report merge:", "pass the JSON reports the shards wrote (--trust-report PATH)")
+    return [read(path, "report merge:", "pass the JSON reports the shards wrote (--trust-report PATH)")
             for path in paths]
 
 

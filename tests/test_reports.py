@@ -320,7 +320,7 @@ def test_a_regression_gate_shows_its_alpha_and_p_value_not_a_percentage():
 
 
 def test_a_report_holding_a_lone_surrogate_is_written_and_reads_back_the_same(tmp_path):
-    from pytest_trust.report.json_report import dump
+    from pytest_trust.report_file import dump
 
     path = tmp_path / "report.json"
     dump(path, {"answer": "Hodor \ud800"})
@@ -328,7 +328,7 @@ def test_a_report_holding_a_lone_surrogate_is_written_and_reads_back_the_same(tm
 
 
 def test_a_report_that_cannot_be_written_leaves_no_temporary_file_and_names_the_report(tmp_path, monkeypatch):
-    from pytest_trust.report.json_report import write_atomically
+    from pytest_trust.report_file import write_atomically
 
     def full(self, data):
         self.write_text("half")  # part of it reached the disk

@@ -89,6 +89,16 @@ class Suite:
 
 
 @dataclass(frozen=True)
+class ReportSection:
+    """A section a benchmark adds to the HTML report, after the scorecard and the gates. ``render`` draws it
+    from the JSON report's dict (docs/report-schema.md) with ``pytest_trust.html_parts``; None leaves it out."""
+
+    key: str  # the section's anchor in the page
+    title: str
+    render: Callable[[Mapping[str, Any]], str | None]
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """A benchmark: its items (suites), how one is played and scored (``run``), how results aggregate into
     metrics, the metric keys it can produce (what a thresholds file may gate), and its settings."""
@@ -114,6 +124,7 @@ class Benchmark:
     # attack's success); a rate with no better side (how often the model refused) is never blessed into a gate.
     lower_is_better: tuple[str, ...] = ()
     no_better_side: tuple[str, ...] = ()
+    report_sections: tuple[ReportSection, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suites", tuple(replace(suite, benchmark=self.name) for suite in self.suites))

@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import baseline
 from ..errors import UsageProblem
-from . import json_report
+from ..report_file import read
 from .markdown import fmt_interval, fmt_value, headline_keys, is_percent
 
 Z95 = 1.959963984540054
@@ -51,7 +51,7 @@ def load(paths: list[Path]) -> list[Run]:
         raise UsageProblem("report compare: pass two or more JSON reports (written with --trust-report PATH)")
     runs = []
     for path in paths:
-        report = json_report.read(path, "report compare:", with_items=False)
+        report = read(path, "report compare:", with_items=False)
         if not isinstance(report.get("items"), list):
             report["items"] = []  # a report without items still compares by its metrics
         if not isinstance(report.get("metrics"), dict):

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 import pytest
 
+from ..gates import GateResult
 from ..items import Item
-
-if TYPE_CHECKING:
-    from ..session import TrustSession
 
 # An item's result rides on its own setup report (a user property), so it reaches the controller
 # when the item finishes, and a worker that dies later takes none of its finished results with it.
@@ -36,7 +34,7 @@ def item_properties(trust_item: Item, properties: list[tuple[str, object]]) -> l
     return out
 
 
-def gate_cases(config: pytest.Config, trust: TrustSession) -> None:
+def gate_cases(config: pytest.Config, gate_results: Iterable[GateResult], where: str) -> None:
     """Each gate is a test case of --junitxml's file (pytest-trust.gates, named by its key): a failed gate is a
     failed test case there, a gate that did not run a skipped one."""
     from _pytest.junitxml import xml_key  # pytest's own LogXML, which writes its file after this hook
@@ -44,8 +42,7 @@ def gate_cases(config: pytest.Config, trust: TrustSession) -> None:
     xml = config.stash.get(xml_key, None)
     if xml is None:
         return
-    where = str(trust.config.thresholds or "thresholds")
-    for result in trust.gate_results:
+    for result in gate_results:
         gate, metric = result.gate, result.metric
         nodeid = f"pytest-trust::gates::{gate.key}"
         bound = " and ".join(text for text in (f">= {gate.min}" if gate.min is not None else "",

@@ -2,40 +2,18 @@
 
 Short enough for a pull-request comment or ``$GITHUB_STEP_SUMMARY``. Built from the JSON report's dict
 (docs/report-schema.md), like every report of this package, so a saved report renders the same.
-The value formatting helpers here are shared by the HTML report and ``pytest-trust report compare``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..formatting import fmt_interval, fmt_number, fmt_value, is_percent
+
 HEADLINE_DEPTH = 3  # keys like rules.basic.harmless: the terminal summary's headline rows
 TOP_ITEMS = 10  # regressed items listed
 TOP_DELTAS = 8  # headline metrics with the largest change listed
 STATUS_MARK = {"PASS": "✅", "FAIL": "❌", "INCONCLUSIVE": "❔"}
-
-
-def is_percent(metric: dict[str, Any] | None) -> bool:
-    """Rates and scores read as percentages (the papers' 0-100 scale); other values as plain numbers."""
-    return metric is None or metric.get("kind") != "value"
-
-
-def fmt_number(value: float | None, percent: bool) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.2%}" if percent else f"{value:.4f}"
-
-
-def fmt_value(metric: dict[str, Any] | None) -> str:
-    return "-" if metric is None else fmt_number(metric.get("value"), is_percent(metric))
-
-
-def fmt_interval(metric: dict[str, Any] | None) -> str:
-    if not metric or metric.get("low") is None or metric.get("high") is None:
-        return ""
-    if is_percent(metric):
-        return f"[{metric['low']:.1%}, {metric['high']:.1%}]"
-    return f"[{metric['low']:.4f}, {metric['high']:.4f}]"
 
 
 def fmt_delta(now: dict[str, Any] | None, before: dict[str, Any] | None) -> str:

@@ -1,8 +1,9 @@
 """RuLES (Mu et al. 2023): rule following in 14 scenarios, v3 suites benign/basic/redteam."""
 
-from ..spec import Benchmark, Setting, Suite
+from ..spec import Benchmark, ReportSection, Setting, Suite
 from .aggregate import BENIGN_BUCKETS, HEADLINE_BUCKETS, aggregate, metric_keys
 from .cases import load_items
+from .html import section
 from .protocol import run
 
 NAME = "rules"
@@ -16,4 +17,5 @@ BENCHMARK = Benchmark(
     settings=(Setting("rules_keep_reminders", False,
                       "RuLES: keep the precedence reminders in the rule prompt (upstream default; removed by default as "
                       "in S-RuLES/SystemCheck) - a deviation recorded in the report"),),
+    report_sections=(ReportSection("rules", "RuLES pass rates", section),),
 )

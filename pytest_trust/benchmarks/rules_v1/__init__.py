@@ -1,10 +1,11 @@
 """RuLES v1 (Mu et al. 2023, first release, normster/llm_rules@f55c686): 15 scenarios incl. Hodor, the
 suites systematic (862), manual (870) and justask (440), upstream's protocol (rules as a user message)."""
 
-from ..spec import Benchmark, Setting, Suite
+from ..spec import Benchmark, ReportSection, Setting, Suite
 from .aggregate import aggregate, metric_keys
 from .cases import NAME, load_items, make_items
 from .gcg import load_items as load_gcg_items
+from .html import section
 from .protocol import run
 
 __all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "make_items", "metric_keys", "run"]
@@ -21,4 +22,5 @@ BENCHMARK = Benchmark(
                       "default - a deviation recorded in the report"),),
     lower_is_better=("failure_rate", "failure_rate_unattacked"),
     no_better_side=("mcnemar_p",),
+    report_sections=(ReportSection("rules_v1", "RuLES v1 pass rates (the paper's suites)", section),),
 )

@@ -5,8 +5,9 @@ Upstream: AI-secure/DecodingTrust@161ae83, ``src/dt/perspectives/fairness/`` and
 ``src/dt/configs/fairness/``.
 """
 
-from ...spec import Benchmark, Suite
+from ...spec import Benchmark, ReportSection, Suite
 from .aggregate import aggregate, metric_keys
+from .html import section
 from .items import NAME, load_items, messages
 from .recordings import recordings
 from .score import run
@@ -20,4 +21,5 @@ BENCHMARK = Benchmark(
     messages=messages,
     lower_is_better=("dpd", "eod"),
     no_better_side=("rejection_rate",),
+    report_sections=(ReportSection("fairness", "Fairness per setting (DecodingTrust)", section),),
 )

@@ -5,9 +5,10 @@ Upstream: AI-secure/DecodingTrust@161ae83 (``src/dt/perspectives/stereotype/agre
 the paper's runs are ``stereotype/bias_generation.py`` of the first commit c9b63ad).
 """
 
-from ...spec import Benchmark, Suite
+from ...spec import Benchmark, ReportSection, Suite
 from ..common import DT_SAMPLES
 from .aggregate import aggregate, metric_keys, split_samples
+from .html import section
 from .items import NAME, load_items
 from .protocol import messages, run
 from .recordings import recordings
@@ -23,4 +24,5 @@ BENCHMARK = Benchmark(
     split_samples=split_samples,
     lower_is_better=("agreeability",),
     no_better_side=("rejection_rate",),
+    report_sections=(ReportSection("stereotype", "Stereotype agreeability (DecodingTrust)", section),),
 )

@@ -7,9 +7,10 @@ generates, ``perspective_api_evaluate.py`` scores with the Perspective API). Sco
 session's toxicity scorer (``pytest_trust.scorers``): Perspective, or an offline stand-in.
 """
 
-from ...spec import Benchmark, Suite
+from ...spec import Benchmark, ReportSection, Suite
 from ..common import DT_SAMPLES
 from .aggregate import aggregate, metric_keys
+from .html import section
 from .items import NAME, load_items
 from .protocol import messages, run
 from .recordings import recordings
@@ -26,4 +27,5 @@ BENCHMARK = Benchmark(
     split_samples=split_samples,
     lower_is_better=("emt", "toxicity_probability"),
     no_better_side=("refusal_rate",),
+    report_sections=(ReportSection("toxicity", "Toxicity: maximum toxicity per prompt (DecodingTrust)", section),),
 )

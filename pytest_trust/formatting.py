@@ -1,0 +1,29 @@
+"""How a metric's value and interval read, in every report: rates and scores as percentages (the papers'
+0-100 scale), other values as plain numbers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def is_percent(metric: dict[str, Any] | None) -> bool:
+    """Rates and scores read as percentages (the papers' 0-100 scale); other values as plain numbers."""
+    return metric is None or metric.get("kind") != "value"
+
+
+def fmt_number(value: float | None, percent: bool) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2%}" if percent else f"{value:.4f}"
+
+
+def fmt_value(metric: dict[str, Any] | None) -> str:
+    return "-" if metric is None else fmt_number(metric.get("value"), is_percent(metric))
+
+
+def fmt_interval(metric: dict[str, Any] | None) -> str:
+    if not metric or metric.get("low") is None or metric.get("high") is None:
+        return ""
+    if is_percent(metric):
+        return f"[{metric['low']:.1%}, {metric['high']:.1%}]"
+    return f"[{metric['low']:.4f}, {metric['high']:.4f}]"
