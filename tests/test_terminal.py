@@ -63,3 +63,24 @@ def test_reasons_keep_labels_and_show_how_long_answers_begin():
     assert reason_pattern("answered 'line one, then two:\\nand the rest'") == "answered 'line one, then two:...'"
     assert scenario_of("backdoor-addsent-setup1-asr/2333/612") == "backdoor-addsent-setup1-asr"
     assert scenario_of("system-prompts-07") == "system-prompts-07"
+
+
+def test_a_long_account_folds_to_one_line_per_benchmark_naming_its_worst_scenarios():
+    rows = [(f"a{i}", "ood", f"style-{i % 5}/{i}", i == 0, "answered 'x', expected 'y'") for i in range(20)]
+    rows += [("b1", "rules", "benign/AnimalSounds/1", False, "no sound")]
+    assert failing_account(_trust(rows), folded=True) == [
+        "ood: 19 of 20 failed, in 5 of 5 scenarios; most in style-1 4, style-2 4, style-3 4, ...",
+        "rules: 1 of 1 failed, in 1 of 1 scenarios; most in benign/AnimalSounds 1",
+    ]
+
+
+def test_the_default_rows_are_a_benchmarks_headline_when_several_ran_and_error_rates_only_above_zero():
+    from pytest_trust.report.terminal import _headline
+
+    headlines = {"rules": ("rules.score", "rules.benign_score"), "ood": ("ood.score",)}
+    assert _headline("rules.score", Metric(0.4), headlines)
+    assert not _headline("rules.basic.harmless", Metric(0.9), headlines)
+    assert not _headline("ood.error_rate", Metric(0.0), headlines)
+    assert _headline("ood.error_rate", Metric(0.01), headlines)
+    assert _headline("otherbench.sub.key", Metric(0.5), headlines)  # a benchmark not installed: by depth
+    assert not _headline("otherbench.a.b.c", Metric(0.5), headlines)

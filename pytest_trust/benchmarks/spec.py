@@ -125,6 +125,16 @@ class Benchmark:
     lower_is_better: tuple[str, ...] = ()
     no_better_side: tuple[str, ...] = ()
     report_sections: tuple[ReportSection, ...] = ()
+    # The metrics a reader looks at first (the terminal summary's rows without -v, the HTML scorecard's bar),
+    # by default its first score-level key (one dot: ``<name>.score``).
+    headline: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suites", tuple(replace(suite, benchmark=self.name) for suite in self.suites))
+
+    def headline_keys(self) -> tuple[str, ...]:
+        """``headline``, or the first key of ``metric_keys`` with one dot."""
+        if self.headline:
+            return self.headline
+        first = next((key for key in self.metric_keys() if key.count(".") == 1), None)
+        return (first,) if first else ()

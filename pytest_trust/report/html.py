@@ -207,12 +207,14 @@ def _scorecard(report: dict[str, Any]) -> str:
     return "".join(parts)
 
 
-HEADLINES = ("score", "robust_accuracy", "accuracy", "manual")  # the first a benchmark has is its headline
+HEADLINES = ("score", "robust_accuracy", "accuracy", "manual")  # of a benchmark not installed here: the first it has
 
 
 def _headline_key(bench: str, keys: list[str], metrics: dict[str, Any]) -> str | None:
-    """The benchmark's score (or robust accuracy, a detection accuracy, RuLES v1's manual suite), if computed."""
-    return next((key for key in (f"{bench}.{name}" for name in HEADLINES) if key in keys), None)
+    """The benchmark's first headline metric (``Benchmark.headline``) that was computed."""
+    benchmark = BENCHMARKS.get(bench)
+    names = benchmark.headline_keys() if benchmark else tuple(f"{bench}.{name}" for name in HEADLINES)
+    return next((key for key in names if key in keys), None)
 
 
 def _outcomes_by_benchmark(report: dict[str, Any]) -> dict[str, dict[str, int]]:

@@ -1,23 +1,29 @@
 """The terminal summary: an account of the failing items, per benchmark a compact metric table, then the
 gates, then the counts.
 
-Only the headline rows are shown by default (score, buckets); ``-v`` adds every metric. A benchmark's
-items are expected to fail at some rate, so their failures are not listed one by one with tracebacks
-as other tests' are: the account gives, per scenario, how many failed, the most common reasons and a
-few ids. ``-v`` or an explicit ``--tb`` style (short, long, line, native) brings back pytest's own
-per-item report. Lines stay within 100 columns.
+The default fits a screen after any run: a benchmark's score-level rows when it ran alone, per benchmark
+its headline metrics (``Benchmark.headline``) and its error rate when items errored when several ran, then
+every gate; ``-v`` adds every metric. A benchmark's items are
+expected to fail at some rate, so their failures are not listed one by one with tracebacks as other
+tests' are: the account gives, per scenario, how many failed, the most common reasons and a few ids, and
+folds to a line per benchmark when that would run long. ``-v`` or an explicit ``--tb`` style (short,
+long, line, native) brings back pytest's own per-item report. Lines stay within 100 columns.
 """
 
 from __future__ import annotations
 
 import re
+import textwrap
 from collections import Counter, defaultdict
 from typing import Any
 
+from ..benchmarks import BENCHMARKS
 from ..gates import family
 from ..metrics import Metric
 
-HEADLINE_DEPTH = 3  # keys like rules.basic.harmless; deeper keys (behaviours, categories) need -v
+HEADLINE_DEPTH = 3  # one benchmark's rows, or a benchmark not installed here: keys like rules.basic.harmless
+ACCOUNT_LINES = 40  # a longer account of failing items folds to one line per benchmark (-v unfolds it)
+FOLDED_SCENARIOS = 3  # named on a benchmark's folded line, most failures first
 PARTIAL_WIDTH = 160  # the whole text of what a partial score lacks is in the JSON report
 WIDTH = 100
 SCENARIOS_SHOWN = 3  # per benchmark, most failures first; -v shows every scenario
@@ -103,9 +109,10 @@ def scenario_of(item_id: str) -> str:
     return "/".join(kept) or item_id
 
 
-def failing_account(trust: Any, every_scenario: bool = False, width: int = WIDTH) -> list[str]:
+def failing_account(trust: Any, every_scenario: bool = False, width: int = WIDTH, folded: bool = False) -> list[str]:
     """Per benchmark, the scenarios with failing items (most first): how many of how many failed, the
-    most common reasons, a few ids. Empty when no item failed."""
+    most common reasons, a few ids; ``folded``: one line per benchmark naming its worst scenarios. Empty
+    when no item failed."""
     scored: dict[str, dict[str, list[tuple[str, dict]]]] = defaultdict(lambda: defaultdict(list))
     for nodeid, result in trust.results.items():
         outcome = trust.outcomes.by_node.get(nodeid)
@@ -120,7 +127,12 @@ def failing_account(trust: Any, every_scenario: bool = False, width: int = WIDTH
             continue
         failed = sum(len(scenarios[name]) for name in failing)
         total = sum(len(entries) for entries in scored[benchmark].values())
-        lines.append(f"{benchmark}: {failed} of {total} failed, in {len(failing)} of {len(scenarios)} scenarios")
+        head = f"{benchmark}: {failed} of {total} failed, in {len(failing)} of {len(scenarios)} scenarios"
+        if folded:
+            worst = ", ".join(f"{name} {len(scenarios[name])}" for name in failing[:FOLDED_SCENARIOS])
+            lines.append(_cut(f"{head}; most in {worst}" + (", ..." if len(failing) > FOLDED_SCENARIOS else ""), width))
+            continue
+        lines.append(head)
         shown = failing if every_scenario else failing[:SCENARIOS_SHOWN]
         for name in shown:
             results = scenarios[name]
@@ -165,6 +177,57 @@ def _ids_line(ids: list[str], width: int) -> str:
     return line
 
 
+def _headline(key: str, metric: Metric, headlines: dict[str, tuple[str, ...]]) -> bool:
+    """A row of the default summary: a headline metric of its benchmark, or an error rate above zero."""
+    if key.endswith(".error_rate") and key.count(".") == 1:
+        return metric.value > 0
+    benchmark = key.split(".", 1)[0]
+    return key in headlines[benchmark] if benchmark in headlines else key.count(".") < HEADLINE_DEPTH
+
+
+def _headlines(metrics: dict[str, Metric]) -> dict[str, tuple[str, ...]]:
+    """Per installed benchmark, its headline keys; where none was computed (a partial run), its first
+    score-level key that was."""
+    out = {}
+    for name, benchmark in BENCHMARKS.items():
+        keys = benchmark.headline_keys()
+        if not any(key in metrics for key in keys):
+            keys = tuple(k for k in metrics if k.startswith(f"{name}.") and k.count(".") == 1
+                         and not k.endswith(".error_rate"))[:1]
+        out[name] = keys
+    return out
+
+
+def _folded_error_gates(gates: list[Any]) -> tuple[list[Any], list[str]]:
+    """Passing ``<benchmark>.error_rate`` gates as one row per bound (several benchmarks ran, no -v)."""
+    passing: dict[str, list[str]] = {}
+    rest = []
+    for g in gates:
+        key = g.gate.key
+        if g.status == "PASS" and key.endswith(".error_rate") and key.count(".") == 1:
+            passing.setdefault(g.gate.bound, []).append(key.split(".", 1)[0])
+        else:
+            rest.append(g)
+    rows = [_cut(f"{'<benchmark>.error_rate':42} {bound:>12} {'':>8}  PASS for {len(names)}: {', '.join(names)}", WIDTH)
+            for bound, names in passing.items()]
+    return rest, rows
+
+
+def _irregular_lines(irregular: dict[str, dict[str, int]], by_reason: bool) -> list[str]:
+    """Answers that were not plain text: a line per benchmark, or per reason when several benchmarks ran."""
+    if not by_reason:
+        return [f"answers of {benchmark} that were not plain text: "
+                + ", ".join(f"{n} {IRREGULAR.get(reason, reason)}" for reason, n in sorted(reasons.items()))
+                for benchmark, reasons in sorted(irregular.items())]
+    per_reason: dict[str, list[str]] = defaultdict(list)
+    for benchmark, reasons in sorted(irregular.items()):
+        for reason, n in sorted(reasons.items()):
+            per_reason[reason].append(f"{benchmark} {n}")
+    return [line for reason, counts in sorted(per_reason.items())
+            for line in textwrap.wrap(f"answers {IRREGULAR.get(reason, reason)}: {', '.join(counts)}", WIDTH,
+                                      subsequent_indent="    ")]
+
+
 def write_summary(tr: Any, trust: Any) -> None:
     verbose = tr.config.getoption("verbose") > 0
     gated = {g.gate.key: g for g in trust.gate_results}
@@ -182,14 +245,22 @@ def write_summary(tr: Any, trust: Any) -> None:
         tr.write_line("deviations from the upstream protocol: "
                       + ", ".join(f"{name}={value}" for name, value in deviations.items()))
     account = failing_account(trust, every_scenario=verbose)
+    folded = not verbose and len(account) > ACCOUNT_LINES
+    if folded:
+        account = failing_account(trust, folded=True)
     if account:
         tr.write_line("")
         where = ("each one is reported above" if per_item_detail(tr.config)
                  else "pytest's report of each: -v or --tb=short")
-        tr.write_line(f"failing items by scenario ({where}; every item and reason: --trust-report FILE)")
+        tr.write_line("failing items by benchmark (-v: by scenario, with reasons and ids; every item and reason: "
+                      "--trust-report FILE)" if folded else
+                      f"failing items by scenario ({where}; every item and reason: --trust-report FILE)")
         for line in account:
             tr.write_line(line)
-    shown = [k for k in trust.metrics if verbose or k.count(".") < HEADLINE_DEPTH or k in gated]
+    several = len({key.split(".", 1)[0] for key in trust.metrics}) > 1  # one benchmark's rows fit a screen
+    headlines = _headlines(trust.metrics) if several else {}
+    shown = [k for k in trust.metrics if verbose or (_headline(k, trust.metrics[k], headlines) if several
+                                                      else k.count(".") < HEADLINE_DEPTH or k in gated)]
     if shown:
         tr.write_line("")
         tr.write_line(f"{'metric':42} {'value':>7}  {'95% interval':18}  n")
@@ -209,7 +280,11 @@ def write_summary(tr: Any, trust: Any) -> None:
         tr.write_line("")
         tr.write_line(f"{'gate':42} {'bound':>12} {'value':>8}  status")
         unselected = [g for g in trust.gate_results if g.status == "NOT SELECTED"]
-        for g in trust.gate_results:
+        listed, folded_rows = (_folded_error_gates(trust.gate_results) if several and not verbose
+                               else (trust.gate_results, []))
+        for row in folded_rows:
+            tr.write_line(row, green=True)
+        for g in listed:
             if g.status == "NOT SELECTED" and not verbose:
                 continue
             value = f"{format_value(g.metric):>8}" if g.metric else f"{'-':>8}"
@@ -250,9 +325,8 @@ def write_summary(tr: Any, trust: Any) -> None:
     detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     tr.write_line("")
     tr.write_line("items: " + (", ".join(parts) or "none") + (f" (errors: {detail})" if detail else ""))
-    for benchmark, reasons in sorted(trust.irregular_answers().items()):
-        listed = ", ".join(f"{n} {IRREGULAR.get(reason, reason)}" for reason, n in sorted(reasons.items()))
-        tr.write_line(f"answers of {benchmark} that were not plain text: {listed}")
+    for line in _irregular_lines(trust.irregular_answers(), by_reason=several and not verbose):
+        tr.write_line(line)
     if trust.lost:
         shown = ", ".join(sorted(trust.lost)[:3]) + (", ..." if len(trust.lost) > 3 else "")
         tr.write_line(f"lost: {len(trust.lost)} item(s) whose xdist worker died while running them "

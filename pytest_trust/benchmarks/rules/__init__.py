@@ -18,4 +18,5 @@ BENCHMARK = Benchmark(
                       "RuLES: keep the precedence reminders in the rule prompt (upstream default; removed by default as "
                       "in S-RuLES/SystemCheck) - a deviation recorded in the report"),),
     report_sections=(ReportSection("rules", "RuLES pass rates", section),),
+    headline=("rules.score", "rules.benign_score"),
 )

@@ -23,4 +23,5 @@ BENCHMARK = Benchmark(
     suites=(Suite(NAME, "RuLES v1 violation detection: the model judges 1,098 recorded conversations (pass/fail)",
                   load_items),),
     no_better_side=("unexpected_rate",),
+    headline=("rules_detection.accuracy", "rules_detection.f1"),
 )

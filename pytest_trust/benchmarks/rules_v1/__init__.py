@@ -23,4 +23,5 @@ BENCHMARK = Benchmark(
     lower_is_better=("failure_rate", "failure_rate_unattacked"),
     no_better_side=("mcnemar_p",),
     report_sections=(ReportSection("rules_v1", "RuLES v1 pass rates (the paper's suites)", section),),
+    headline=("rules_v1.manual", "rules_v1.systematic", "rules_v1.justask"),
 )
