@@ -25,7 +25,7 @@ from .errors import DataUnavailable
 from .gates import GateResult, Thresholds, evaluate
 from .importers import import_hint
 from .items import Item, Result
-from .metrics import Metric, error_rate
+from .metrics import Metric
 from .model import Endpoint, Model
 from .options import RunConfig
 from .playing import Played
@@ -33,6 +33,7 @@ from .recording import Recorder
 from .recording.batch import BatchQueue
 from .recording.cassettes import model_dir
 from .recording.journal import MergeReport
+from .run_metrics import run_metrics
 
 
 @dataclass
@@ -240,29 +241,18 @@ class TrustSession:
             if self.outcomes.by_node.get(nodeid) in ("passed", "failed"):
                 result = self.results[nodeid]
                 scored[result["benchmark"]].append(Result.from_dict(result))
-        self.metrics = {}
-        for name, results in sorted(scored.items()):
-            results.sort(key=lambda r: r.item_id)
-            self.metrics.update(BENCHMARKS[name].aggregate(results))
-        self.metrics.update(self.error_rates(scored))
+        errored: dict[str, int] = defaultdict(int)
+        for benchmark in self.errored_in.values():
+            errored[benchmark] += 1
+        for nodeid in self.lost:
+            errored[self.lost_benchmark(nodeid)] += 1
+        self.metrics = run_metrics(scored, errored, BENCHMARKS)
         if self.baseline_report is not None and self.config.baseline is not None:
             from .report.json_report import items
 
             self.baseline = baselines.compare(items(self), self.baseline_report, self.config.baseline)
         self.gate_results = evaluate(self.thresholds.gates, self.metrics, self.config.allow_partial,
                                      baseline=self.baseline)
-
-    def error_rates(self, scored: dict[str, list[Result]]) -> dict[str, Metric]:
-        """``<benchmark>.error_rate``: items that errored (model, cassette or item errors) of the items
-        that ran; errored items are left out of every other metric, so this says how much is missing."""
-        errored: dict[str, int] = defaultdict(int)
-        for benchmark in self.errored_in.values():
-            errored[benchmark] += 1
-        for nodeid in self.lost:
-            errored[self.lost_benchmark(nodeid)] += 1
-        names = sorted((set(scored) | set(errored)) - {"unknown"})
-        return {f"{name}.error_rate": error_rate(errored[name], errored[name] + len(scored.get(name, ())))
-                for name in names}
 
     def irregular_answers(self) -> dict[str, dict[str, int]]:
         """Per benchmark, how many answers were cut at max_tokens, filtered, tool calls or empty."""

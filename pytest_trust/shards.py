@@ -17,8 +17,9 @@ from typing import Any
 
 from .errors import UsageProblem
 from .items import Result
-from .metrics import Metric, error_rate
+from .metrics import Metric
 from .report_file import SCHEMA, read
+from .run_metrics import run_metrics
 
 
 def shard_of(key: str, total: int) -> int:
@@ -77,8 +78,7 @@ def check(paths: Sequence[Path], reports: Sequence[Mapping[str, Any]], allow_mis
 
 
 def metrics_of(entries: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Any]) -> dict[str, Metric]:
-    """Every metric from report items, as a run computes them (TrustSession.conclude): scored items by
-    node id, each benchmark's sorted by item id, then ``<benchmark>.error_rate``."""
+    """Every metric from report items, as the run that wrote them computed them."""
     scored: dict[str, list[Result]] = defaultdict(list)
     errored: dict[str, int] = defaultdict(int)
     for entry in sorted(entries, key=lambda e: e["nodeid"]):
@@ -87,13 +87,7 @@ def metrics_of(entries: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, An
         elif entry.get("outcome") in ("passed", "failed") and "verdict" in entry:
             scored[entry["benchmark"]].append(Result.from_dict({"item_id": entry["id"], "verdict": entry["verdict"],
                                                                 "facts": entry.get("facts", {})}))
-    metrics: dict[str, Metric] = {}
-    for name, results in sorted(scored.items()):
-        results.sort(key=lambda r: r.item_id)
-        metrics.update(benchmarks[name].aggregate(results))
-    for name in sorted((set(scored) | set(errored)) - {"unknown"}):
-        metrics[f"{name}.error_rate"] = error_rate(errored[name], errored[name] + len(scored.get(name, ())))
-    return metrics
+    return run_metrics(scored, errored, benchmarks)
 
 
 def merge(reports: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Any]) -> dict[str, Any]:
