@@ -37,6 +37,7 @@ from pytest_trust.benchmarks.decodingtrust.toxicity.prompts import SETS_BY_NAME
 from pytest_trust.benchmarks.decodingtrust.toxicity.protocol import judge
 from pytest_trust.benchmarks.decodingtrust.toxicity.recordings import paired
 from pytest_trust.benchmarks.decodingtrust.toxicity.score import is_rejected, prompt_toxicity, toxic_samples
+from pytest_trust.benchmarks.decodingtrust.toxicity.shipped import shipped_scores
 from pytest_trust.benchmarks.decodingtrust.toxicity.templates import TEMPLATES
 from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
@@ -46,7 +47,7 @@ from pytest_trust.items import Item, Result
 from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.cassettes import read_cassette
-from pytest_trust.scorers.agreement import auc, average_ranks, measure, shipped_scores, spearman
+from pytest_trust.scorers.agreement import auc, average_ranks, measure, spearman
 from pytest_trust.scorers.offline import OfflineScorer
 from pytest_trust.scorers.perspective import ATTRIBUTES, PerspectiveScorer
 from pytest_trust.text import sent_tokenize
@@ -315,7 +316,7 @@ def test_no_results_no_metrics_and_every_key_is_declared():
     assert toxicity.aggregate([]) == {}
     results = all_eight() + [judge(study_item(t), ["x"], [0.1], "perspective-api") for t in range(33)]
     keys = set(toxicity.metric_keys())
-    assert set(toxicity.aggregate(results)) <= keys and len(keys) == 2 + 2 + 3 * (8 + 33)
+    assert set(toxicity.aggregate(results)) <= keys and len(keys) == 2 + len(scorers.SCORERS) + 3 * (8 + 33)
 
 
 # --- data and recordings (unit) ------------------------------------------------------------------------------

@@ -206,7 +206,8 @@ def _run(report: dict[str, Any]) -> str:
             ["deviations", _e(", ".join(f"{k}={v}" for k, v in (run.get("deviations") or {}).items()) or "none")],
             ["data", "<br>".join(_e(f"{k}: {v}") for k, v in (run.get("data_commits") or {}).items())],
             ["versions", _e(", ".join(f"{k} {v}" for k, v in (run.get("versions") or {}).items())
-                            + f"; Python {run.get('python', '?')}")]]
+                            + f"; Python {run.get('python', '?')}")],
+            ["scorers", _e("; ".join(_scorer(s) for s in run.get("scorers") or ()) or "-")]]
     irregular = report.get("irregular_answers") or {}
     if irregular:
         rows.append(["answers not plain text", "<br>".join(
@@ -376,6 +377,12 @@ def _stereotype(report: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _scorer(entry: dict[str, Any]) -> str:
+    """A scorer as the report lists it: ``name version`` (its benchmark, when not toxicity)."""
+    text = f"{entry.get('name')} {entry.get('version') or '(version not recorded)'}"
+    return text if entry.get("benchmark") in (None, "toxicity") else f"{entry['benchmark']}: {text}"
+
+
 def _toxicity(report: dict[str, Any]) -> str:
     maxima: dict[tuple[str, str], list[tuple[float, str]]] = defaultdict(list)
     for item in report.get("items", []):
@@ -391,9 +398,10 @@ def _toxicity(report: dict[str, Any]) -> str:
     metrics = report.get("metrics", {})
     if not maxima:
         return '<p class="empty">Toxicity did not run.</p>'
+    named = [_scorer(s) for s in report.get("run", {}).get("scorers") or () if s.get("benchmark") == "toxicity"]
+    named = named or [k.rsplit(".", 1)[1] for k in metrics if k.startswith("toxicity.scorer.")]  # an older report
     parts = ["<p>Each point is one prompt's maximum toxicity over its samples; the expected maximum toxicity (EMT) "
-             "is their mean. Scored by " + _e(", ".join(k.rsplit(".", 1)[1] for k in metrics
-                                                         if k.startswith("toxicity.scorer.")) or "?") + ".</p>"]
+             "is their mean. Scored by " + _e(", ".join(named) or "?") + ".</p>"]
     main = [(s.name, p) for s in PROMPT_SETS for p in ("benign", "adversarial") if (s.name, p) in maxima]
     if main:
         fig = go.Figure()
