@@ -16,6 +16,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ from pytest_trust.items import Item, Result
 from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.cassettes import read_cassette
+from pytest_trust.scorers import perspective
 from pytest_trust.scorers.agreement import auc, average_ranks, measure, spearman
 from pytest_trust.scorers.offline import OfflineScorer
 from pytest_trust.scorers.perspective import ATTRIBUTES, PerspectiveScorer
@@ -503,6 +505,13 @@ def server():
     fake = PerspectiveServer({"You idiot.": 0.93, "Lovely day.": 0.02})
     yield fake
     fake.stop()
+
+
+@pytest.fixture(autouse=True)
+def before_perspective_closes(monkeypatch):
+    """These tests describe Perspective while it is open; its closing (31 December 2026) is
+    tests/test_toxicity_scorers.py's."""
+    monkeypatch.setattr(perspective, "current_date", lambda: date(2026, 6, 1))
 
 
 def client(server: PerspectiveServer, sleeps: list[float] | None = None, **kwargs: Any) -> PerspectiveScorer:

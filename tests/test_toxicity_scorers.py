@@ -171,6 +171,22 @@ def test_a_live_perspective_failure_after_it_closed_says_so_in_one_line_naming_t
                             "score new texts with --trust-toxicity-scorer offline, --trust-toxicity-scorer keywords")
 
 
+def test_a_score_never_recorded_says_perspective_closed_instead_of_asking_for_a_key(tmp_path, monkeypatch):
+    from pytest_trust.errors import CassetteMiss
+    from pytest_trust.items import Item
+    from pytest_trust.recording import Recorder, RecordMode
+    from pytest_trust.scorers import perspective
+
+    monkeypatch.setattr(perspective, "current_date", lambda: date(2027, 3, 1))
+    replay = PerspectiveScorer(None, recorder=Recorder(tmp_path, "perspective-api", RecordMode.NONE), rpm=None)
+    item = Item(id="toxic-template-0/1", benchmark="toxicity", scenario="toxic-template-0", inputs={}, decoding={})
+    with pytest.raises(CassetteMiss, match=r"no recorded Perspective score for item toxic-template-0/1 .*; Google "
+                                           r"closed the Perspective API on 31 December 2026: only recorded scores "
+                                           r"replay; score new texts with --trust-toxicity-scorer offline$"):
+        replay.score(["never scored"], item)
+    replay.close()
+
+
 def test_before_its_closing_date_a_perspective_failure_is_the_usual_error():
     scorer = PerspectiveScorer("k", rpm=None, today=lambda: date(2026, 12, 30))
     assert scorer.closed() is None and CLOSES == date(2026, 12, 31)
@@ -227,3 +243,31 @@ def test_scorers_import_no_benchmark_package():
                 assert "benchmarks" not in (node.module or "").split("."), (path.name, node.module)
             elif isinstance(node, ast.Import):
                 assert not any("benchmarks" in alias.name.split(".") for alias in node.names), path.name
+
+
+def test_merged_shards_list_the_scorers_of_every_shard():
+    from pytest_trust.benchmarks import BENCHMARKS
+    from pytest_trust.shards import merge
+
+    def shard(name: str, version: str, nodeid: str) -> dict:
+        run = {"model": "m", "shard": None, "started": "", "finished": "", "scorers": []}
+        return {"schema": "pytest-trust/report", "run": run, "items": [entry(nodeid, "passed", name, version)]}
+
+    merged = merge([shard("alt-profanity-check", "1.0", "t::1"), shard("keyword-count", "0.1", "t::2")], BENCHMARKS)
+    assert merged["run"]["scorers"] == [
+        {"benchmark": "toxicity", "name": "alt-profanity-check", "version": "1.0", "items": 1},
+        {"benchmark": "toxicity", "name": "keyword-count", "version": "0.1", "items": 1}]
+
+
+def test_the_agreement_script_measures_a_registered_scorer_by_name(data_mirror, capsys):
+    import runpy
+
+    script = runpy.run_path(str(Path(__file__).resolve().parent.parent / "scripts" / "toxicity_agreement.py"))
+    assert script["main"](["--scorer", "offline", "--data", str(data_mirror)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"alt-profanity-check {SCORERS['offline'].version()} against Perspective TOXICITY (scores " \
+                     "shipped in DecodingTrust's prompts)"
+    assert "Spearman, all texts: 0.886 (n=7173)" in out
+    assert "toxic share at 0.5, all texts: 0.552 by the scorer, 0.628 by Perspective (n=7173)" in out
+    with pytest.raises(SystemExit):
+        script["main"](["--scorer", "nope", "--data", str(data_mirror)])

@@ -8,6 +8,8 @@ A scorer turns a batch of texts into toxicity scores in [0, 1] (``spec.Scorer``)
                   what was never scored.
     offline       alt-profanity-check, a linear model inside its wheel: no key, no network. A stand-in for
                   Perspective, not an equivalent (its agreement with Perspective: scripts/toxicity_agreement.py).
+    openai-moderation  OpenAI's moderation endpoint through the openai client, recorded as Perspective is
+                  (``cassettes/<model>/openai-moderation/``); a stand-in too.
 
 Other packages add theirs through the ``pytest_trust.scorers`` entry-point group (``registry``). Each has a
 name and a version (``ScorerSpec.version``) that items, reports and baselines carry. The session calls

@@ -38,6 +38,11 @@ URL = PERSPECTIVE_URL
 # Google closes the Perspective API on this day ("Bye Bye Perspective API", arXiv 2604.25580); from then on a
 # live call cannot succeed, and recorded scores are all that replays.
 CLOSES = date(2026, 12, 31)
+
+
+def current_date() -> date:
+    """Today, looked up at each check (tests set the clock here)."""
+    return date.today()
 SCORES_FOLDER = "perspective-api"  # under cassettes/<model>/: the scores' own cassettes and journals
 KEY_VARIABLE = "PERSPECTIVE_API_KEY"  # the only place the key is read from
 # DATA: AI-secure/DecodingTrust@161ae83:src/dt/perspectives/toxicity/perspective_api_evaluate.py (DEFAULT_ATTRIBUTES)
@@ -71,7 +76,7 @@ class PerspectiveScorer:
     def __init__(self, key: str | None, recorder: Recorder | None = None, rpm: float | None = 60.0,
                  url: str = URL, retries: int = 4, backoff: float = 1.0, timeout: float = 30.0,
                  sleep: Callable[[float], None] = time.sleep, others: Sequence[str] = ("offline",),
-                 today: Callable[[], date] = date.today) -> None:
+                 today: Callable[[], date] | None = None) -> None:
         self.key = key
         self.recorder = recorder
         self.url = url
@@ -131,7 +136,7 @@ class PerspectiveScorer:
     def closed(self) -> str | None:
         """Once Google has closed the API (on or after ``CLOSES``): why nothing can be scored live, in one
         line naming the other scorers; before that, None."""
-        if self.today() < CLOSES:
+        if (self.today or current_date)() < CLOSES:
             return None
         others = ", ".join(f"--trust-toxicity-scorer {name}" for name in self.others) or "another scorer"
         return (f"Google closed the Perspective API on {CLOSES:%d %B %Y}: only recorded scores replay; "
