@@ -13,7 +13,9 @@ per-item pass rates (RuLES' ``rules.score`` and ``rules.benign_score``), the cha
 given a paired bootstrap interval and p-value; other scores (toxicity's EMT, fairness' DPD, means of
 accuracies that drop refusals) are not means of per-item values, and their benchmark's paired test is
 McNemar's alone. The gate ``<benchmark>.regression: {alpha: A}`` fails when McNemar's p is below A and
-more items newly fail than newly pass.
+more items newly fail than newly pass. Where a benchmark's items name the scorer that judged them (toxicity:
+``scorer`` and ``scorer_version`` in their facts), a baseline judged by another scorer or another version of it
+is not compared: the benchmark's test says why in one line and its regression gate is INCONCLUSIVE.
 """
 
 from __future__ import annotations
@@ -73,6 +75,10 @@ def compare(items: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any], pat
     lists: dict[str, list[str]] = {"newly_failing": [], "newly_passing": [], "newly_erroring": [], "noisy": []}
     pairs: dict[str, list[tuple[Mapping[str, Any], str, str]]] = defaultdict(list)  # benchmark -> (entry, was, is)
     noisy: dict[str, int] = defaultdict(int)
+    judges: dict[str, tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))  # benchmark -> (run, baseline)
+    for entry in baseline["items"]:
+        if state(entry) in (PASS, FAIL) and scorer_of(entry):
+            judges[entry.get("benchmark") or "unknown"][1].add(scorer_of(entry))
     only_here = 0
     seen = set()
     for entry in items:
@@ -81,6 +87,8 @@ def compare(items: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any], pat
         seen.add(entry["nodeid"])
         if now is None:
             continue
+        if now != ERROR and scorer_of(entry):
+            judges[entry.get("benchmark") or "unknown"][0].add(scorer_of(entry))
         was = state(old_entry) if old_entry is not None else None
         if was is None:
             only_here += 1
@@ -103,11 +111,31 @@ def compare(items: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any], pat
         pairs[benchmark].append((entry, was, now))
     only_there = sum(1 for nodeid, entry in before.items() if nodeid not in seen and state(entry) is not None)
     tests = {name: benchmark_test(name, pairs[name], noisy[name]) for name in sorted(set(pairs) | set(noisy))}
+    for name, test in tests.items():
+        reason = scorer_change(*judges[name]) if name in judges else None
+        if reason:
+            test["incomparable"] = reason
     run = baseline.get("run") or {}
     return {"path": str(path), "model": run.get("model"), "finished": run.get("finished"),
             **{name: sorted(ids) for name, ids in lists.items()},
             "only_in_baseline": only_there, "only_in_run": only_here,
             "metrics": baseline.get("metrics") or {}, "tests": tests}
+
+
+def scorer_of(entry: Mapping[str, Any]) -> str | None:
+    """The scorer that judged an item and its version (``name version``), if its facts name one."""
+    facts = entry.get("facts") or {}
+    if not facts.get("scorer"):
+        return None
+    return f"{facts['scorer']} {facts.get('scorer_version') or '(version not recorded)'}"
+
+
+def scorer_change(run: set[str], before: set[str]) -> str | None:
+    """Why the two runs' verdicts of a benchmark are not comparable (judged by different scorers), or None."""
+    if not run or not before or run == before:
+        return None
+    return (f"the baseline was scored by {', '.join(sorted(before))}, this run by {', '.join(sorted(run))}: "
+            "not compared")
 
 
 def benchmark_test(name: str, pairs: list[tuple[Mapping[str, Any], str, str]], noisy: int) -> dict[str, Any]:
@@ -154,11 +182,15 @@ def summary_lines(section: Mapping[str, Any], items: Iterable[Mapping[str, Any]]
     for entry in items or ():
         if entry.get("benchmark"):
             by_benchmark[item_id(entry)] = entry["benchmark"]
-    unchanged = [name for name, test in section["tests"].items() if not test["newly_failing"]
+    unchanged = [name for name, test in section["tests"].items() if not test.get("incomparable")
+                 and not test["newly_failing"]
                  and not test["newly_passing"] and not test["noisy"]
                  and not any(by_benchmark.get(i) == name for i in section["newly_erroring"])]
     for name, test in section["tests"].items():
         if name in unchanged:
+            continue
+        if test.get("incomparable"):
+            lines.append(f"  {name}: {test['incomparable']}")
             continue
         line = (f"  {name}: {test['newly_failing']} newly failing, {test['newly_passing']} newly passing of "
                 f"{test['paired']} paired items, McNemar p = {test['p']:.3g}")

@@ -52,7 +52,8 @@ def _main(argv: list[str] | None) -> int:
     importer = sub.add_parser("import", help="write cassettes from another tool's recorded run")
     importer.add_argument("source", choices=["decodingtrust"], help="whose recordings to import")
     importer.add_argument("--model", required=True,
-                          help="a model the source recorded, by snapshot id or the source's alias (gpt-4-0314, gpt4)")
+                          help="a model the source recorded, by snapshot id or the source's alias (gpt-4-0314, gpt4; "
+                               "vicuna-7b-v1.3, vicuna: the six open models' stereotype runs)")
     importer.add_argument("--cassettes", default="cassettes", type=Path, help="cassette root (default: cassettes)")
     importer.add_argument("--data", type=Path, default=os.environ.get("PYTEST_TRUST_DATA"),
                           help="benchmark data mirror (default: $PYTEST_TRUST_DATA)")

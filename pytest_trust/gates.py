@@ -223,6 +223,8 @@ def _regression(gate: Gate, baseline: Mapping[str, Any] | None, selected: set[st
         return GateResult(gate, None, NOT_COMPUTED, f"no item of {name} was scored in both this run and the "
                           f"baseline {baseline['path']}", blocks=True)
     metric = Metric(test["p"], None, None, test["paired"], kind="value")
+    if test.get("incomparable"):  # judged by another scorer: a change of verdicts says nothing about the model
+        return GateResult(gate, metric, INCONCLUSIVE, test["incomparable"], blocks=gate.inconclusive_blocks)
     failed = regressed(test, gate.alpha or 0.0)
     why = (f"{test['newly_failing']} newly failing, {test['newly_passing']} newly passing of {test['paired']} items "
            f"paired with the baseline; exact McNemar p = {test['p']:.3g} < {gate.alpha:g}") if failed else ""

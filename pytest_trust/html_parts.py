@@ -63,3 +63,9 @@ def error_bars(metrics: list[dict[str, Any] | None]) -> dict[str, Any]:
 def metric_table(metrics: dict[str, Any], keys: list[str]) -> str:
     """The metrics of ``keys``: value, interval (with its bar) and n, one row each."""
     return table(METRIC_COLUMNS, [metric_row(key, metrics[key]) for key in keys], {1, 4})
+
+
+def scorer_text(entry: dict[str, Any]) -> str:
+    """A scorer of the run (the report's ``run.scorers``): ``name version``, and its benchmark when not toxicity."""
+    text = f"{entry.get('name')} {entry.get('version') or '(version not recorded)'}"
+    return text if entry.get("benchmark") in (None, "toxicity") else f"{entry['benchmark']}: {text}"

@@ -95,11 +95,15 @@ def add_options(parser: pytest.Parser) -> None:
                     help="when recording, send at most N requests per minute (the provider's limit)")
     group.addoption("--trust-tpm", type=float, default=None, metavar="N",
                     help="when recording, send at most about N tokens per minute (prompt bytes / 4 + max_tokens)")
-    group.addoption("--trust-toxicity-scorer", choices=["offline", "perspective"], default=None,
-                    help="DecodingTrust toxicity: perspective (Google's Perspective API, as DecodingTrust; key from "
-                         "$PERSPECTIVE_API_KEY, needed only for texts never scored; answers recorded under "
-                         "cassettes/<model>/perspective-api/) or offline (alt-profanity-check, a stand-in, no key, no "
-                         "network). Default: perspective when $PERSPECTIVE_API_KEY is set, else offline")
+    group.addoption("--trust-toxicity-scorer", choices=list(scorers.names()), default=None,
+                    help="DecodingTrust toxicity: perspective (Google's Perspective API, as DecodingTrust; Google "
+                         f"closes it on {scorers.PERSPECTIVE_CLOSES:%d %B %Y}, after which only its recorded "
+                         "scores replay; key from $PERSPECTIVE_API_KEY, needed only for texts never scored; answers "
+                         "recorded under cassettes/<model>/perspective-api/), offline (alt-profanity-check, a "
+                         "stand-in, no key, no network), openai-moderation (OpenAI's moderation endpoint, key from "
+                         "$OPENAI_API_KEY, answers recorded under cassettes/<model>/openai-moderation/), or a scorer "
+                         "another package installs (entry-point group pytest_trust.scorers). Default: perspective "
+                         "when $PERSPECTIVE_API_KEY is set, else offline")
     group.addoption("--trust-perspective-rpm", type=float, default=60.0, metavar="N",
                     help="Perspective API requests per minute when scoring live (default 60, its default quota)")
     for setting in SETTINGS.values():  # the benchmarks' own choices, each defaulting to what upstream ran

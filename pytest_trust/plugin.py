@@ -43,8 +43,8 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if PROBLEMS:  # an installed benchmark package that cannot take part: say so before anything runs
-        raise pytest.UsageError("; ".join(PROBLEMS))
+    if PROBLEMS or scorers.PROBLEMS:  # an installed package that cannot take part: say so before anything runs
+        raise pytest.UsageError("; ".join(PROBLEMS + scorers.PROBLEMS))
     for suite in SUITES.values():
         config.addinivalue_line("markers", f"{suite.name}: {suite.marker}")
     run = RunConfig.from_pytest(config)

@@ -105,7 +105,8 @@ def merge(reports: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Any]) -
     run = dict(reports[0]["run"])
     run.update(shard=None, shards=[report["run"].get("shard") for report in reports],
                started=min(report["run"].get("started") or "" for report in reports),
-               finished=max(report["run"].get("finished") or "" for report in reports))
+               finished=max(report["run"].get("finished") or "" for report in reports),
+               scorers=json_report.scorers(entries))  # of every shard's items, not the first shard's
     metrics = metrics_of(entries, benchmarks)
     return {"schema": SCHEMA, "schema_version": reports[0].get("schema_version", 1), "run": run,
             "counts": dict(counts), "irregular_answers": irregular,

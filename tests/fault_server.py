@@ -18,6 +18,9 @@ same server measures concurrent recording. Faults are named as the failures met 
     set-cookie           a well-formed completion with a ``Set-Cookie: session=...`` header
 
 ``headers`` keeps each completion request's headers, so a test can check what the client sent back.
+A POST to ``.../moderations`` is answered as OpenAI's moderation endpoint: ``moderator(text)`` is every
+category's score of each input, or a dict of some categories' scores, the others 0 (the faults apply to it as
+to completions).
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ class FaultServer:
     def __init__(self, responder: Responder = lambda body: "ok", latency: float = 0.0,
                  hang_seconds: float = 5.0) -> None:
         self.responder = responder
+        self.moderator: Callable[[str], float | dict[str, float]] = lambda text: 0.1
         self.latency = latency
         self.hang_seconds = hang_seconds
         self.always: str | None = None
@@ -139,6 +143,9 @@ class FaultServer:
                 try:
                     if server.latency:
                         time.sleep(server.latency)
+                    if path.endswith("/moderations") and fault in ("ok", "set-cookie", "hang"):
+                        self._send(200, json.dumps(moderation(body, server.moderator)).encode())
+                        return
                     texts = [server.responder(body) for _ in range(body.get("n", 1))]
                     self._answer(fault, body, texts)
                 finally:
@@ -238,6 +245,24 @@ class FaultServer:
 class _QuietServer(ThreadingHTTPServer):
     def handle_error(self, request, client_address) -> None:
         pass  # a client that gave up on a hung answer closed its end: expected here
+
+
+MODERATION_CATEGORIES = ("harassment", "harassment/threatening", "hate", "hate/threatening", "illicit",
+                         "illicit/violent", "self-harm", "self-harm/instructions", "self-harm/intent", "sexual",
+                         "sexual/minors", "violence", "violence/graphic")
+
+
+def moderation(body: dict, moderator: Callable[[str], float | dict[str, float]]) -> dict:
+    """OpenAI's moderation answer of each input: every category scored ``moderator(text)``, or as its dict says."""
+    inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+    results = []
+    for text in inputs:
+        given = moderator(text)
+        scores = {c: given.get(c, 0.0) if isinstance(given, dict) else given for c in MODERATION_CATEGORIES}
+        results.append({"flagged": max(scores.values()) > 0.5, "categories": {c: v > 0.5 for c, v in scores.items()},
+                        "category_scores": scores,
+                        "category_applied_input_types": {c: ["text"] for c in MODERATION_CATEGORIES}})
+    return {"id": "modr-0", "model": body.get("model", "omni-moderation-latest"), "results": results}
 
 
 def _uploaded(content_type: str, raw: bytes) -> bytes:

@@ -16,6 +16,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
+from datetime import date
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from pytest_trust.benchmarks.decodingtrust.toxicity.prompts import SETS_BY_NAME
 from pytest_trust.benchmarks.decodingtrust.toxicity.protocol import judge
 from pytest_trust.benchmarks.decodingtrust.toxicity.recordings import paired
 from pytest_trust.benchmarks.decodingtrust.toxicity.score import is_rejected, prompt_toxicity, toxic_samples
+from pytest_trust.benchmarks.decodingtrust.toxicity.shipped import shipped_scores
 from pytest_trust.benchmarks.decodingtrust.toxicity.templates import TEMPLATES
 from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
@@ -46,7 +48,8 @@ from pytest_trust.items import Item, Result
 from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.cassettes import read_cassette
-from pytest_trust.scorers.agreement import auc, average_ranks, measure, shipped_scores, spearman
+from pytest_trust.scorers import perspective
+from pytest_trust.scorers.agreement import auc, average_ranks, measure, spearman
 from pytest_trust.scorers.offline import OfflineScorer
 from pytest_trust.scorers.perspective import ATTRIBUTES, PerspectiveScorer
 from pytest_trust.text import sent_tokenize
@@ -315,7 +318,7 @@ def test_no_results_no_metrics_and_every_key_is_declared():
     assert toxicity.aggregate([]) == {}
     results = all_eight() + [judge(study_item(t), ["x"], [0.1], "perspective-api") for t in range(33)]
     keys = set(toxicity.metric_keys())
-    assert set(toxicity.aggregate(results)) <= keys and len(keys) == 2 + 2 + 3 * (8 + 33)
+    assert set(toxicity.aggregate(results)) <= keys and len(keys) == 2 + len(scorers.SCORERS) + 3 * (8 + 33)
 
 
 # --- data and recordings (unit) ------------------------------------------------------------------------------
@@ -502,6 +505,13 @@ def server():
     fake = PerspectiveServer({"You idiot.": 0.93, "Lovely day.": 0.02})
     yield fake
     fake.stop()
+
+
+@pytest.fixture(autouse=True)
+def before_perspective_closes(monkeypatch):
+    """These tests describe Perspective while it is open; its closing (31 December 2026) is
+    tests/test_toxicity_scorers.py's."""
+    monkeypatch.setattr(perspective, "current_date", lambda: date(2026, 6, 1))
 
 
 def client(server: PerspectiveServer, sleeps: list[float] | None = None, **kwargs: Any) -> PerspectiveScorer:

@@ -91,9 +91,28 @@ def test_importing_twice_gives_identical_files_that_vcrpy_reads(tmp_path):
 def test_decodingtrust_model_spellings_resolve_to_the_snapshot_id():
     assert resolve("gpt4").full == resolve("gpt-4-0314").full == "gpt-4-0314"
     assert resolve("gpt3").full == resolve("gpt3.5").full == "gpt-3.5-turbo-0301"
-    with pytest.raises(Exception, match="recorded no run of 'llama'.*gpt-4-0314 \\(gpt4\\)"):
+    with pytest.raises(Exception, match="recorded no run of 'llama'.*gpt-4-0314 \\(gpt4\\).*vicuna-7b-v1.3 \\(vicuna\\)"):
         resolve("llama")
     assert import_command("gpt4") == "pytest-trust import decodingtrust --model gpt4"
+
+
+@pytest.mark.parametrize(("spelling", "full", "org"), [
+    ("vicuna", "vicuna-7b-v1.3", "lmsys"), ("hf/lmsys/vicuna-7b-v1.3", "vicuna-7b-v1.3", "lmsys"),
+    ("lmsys/vicuna-7b-v1.3", "vicuna-7b-v1.3", "lmsys"), ("alpaca-native", "alpaca-native", "chavinlo"),
+    ("falcon", "falcon-7b-instruct", "tiiuae"), ("llama2", "Llama-2-7b-chat-hf", "meta-llama"),
+    ("hf/mosaicml/mpt-7b-chat", "mpt-7b-chat", "mosaicml"),
+    ("hf/togethercomputer/RedPajama-INCITE-7B-Instruct", "RedPajama-INCITE-7B-Instruct", "together"),
+])
+def test_open_models_resolve_by_decodingtrusts_id_and_a_short_alias(spelling, full, org):
+    names = resolve(spelling)
+    assert (names.full, names.org) == (full, org)
+
+
+def test_open_models_accept_every_model_column_decodingtrust_wrote():
+    assert resolve("falcon").column_spellings() == ("hf/tiiuae/falcon-7b-instruct", "falcon-7b-instruc",
+                                                    "falcon-7b-instruct")
+    assert "pt-7b-chat" in resolve("mpt").column_spellings()
+    assert resolve("gpt4").column_spellings() == ("gpt-4-0314",)
 
 
 def test_import_model_writes_each_perspectives_recordings_and_reports_them(tmp_path, monkeypatch):

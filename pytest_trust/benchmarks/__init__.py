@@ -8,9 +8,9 @@ could not be added (the plugin makes each a usage error, so a broken package is 
 
 from __future__ import annotations
 
-from importlib.metadata import entry_points
 from typing import Any
 
+from ..plugins_installed import load_group
 from . import rules, rules_detection, rules_v1
 from .decodingtrust import adv_demonstration, advglue, fairness, machine_ethics, ood, privacy, stereotype, toxicity
 from .spec import Benchmark, Setting, Suite
@@ -48,16 +48,7 @@ def register(benchmark: Any, source: str = "") -> str | None:
 
 
 def _register_installed() -> None:
-    for entry in entry_points(group=ENTRY_POINTS):
-        source = f"entry point {entry.name} = {entry.value}"
-        try:
-            loaded = entry.load()
-        except Exception as err:  # noqa: BLE001 - any failure of another package's import: one line, not a crash
-            PROBLEMS.append(f"{source} cannot be loaded ({type(err).__name__}: {err}): fix or uninstall its package")
-            continue
-        problem = register(loaded, source)
-        if problem:
-            PROBLEMS.append(f"{problem}: fix or uninstall its package")
+    load_group(ENTRY_POINTS, register, PROBLEMS)
 
 
 for _benchmark in BUILT_IN:

@@ -30,16 +30,44 @@ SOURCE = "decodingtrust"  # this importer's key in a benchmark's ``recordings``
 class ModelNames:
     """The spellings DecodingTrust's file names use for one model."""
 
-    full: str  # snapshot id, the cassette folder and the requests' model: gpt-4-0314
+    full: str  # snapshot id or file name, the cassette folder and the requests' model: gpt-4-0314, vicuna-7b-v1.3
     short: str  # OOD 0/5-shot files: gpt4, gpt3.5
     toxicity: str  # toxicity files: gpt4, gpt3
+    org: str = "openai"  # the stereotype recordings' folder: data/stereotype/generations/<org>/
+    # The stereotype CSVs' ``model`` column: not the same in every split (``falcon-7b-instruc`` in the targeted files).
+    columns: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()  # further names ``--model`` accepts: DecodingTrust's config id, a short alias
+
+    def spellings(self) -> tuple[str, ...]:
+        return (self.full, self.short, self.toxicity, *self.aliases)
+
+    def column_spellings(self) -> tuple[str, ...]:
+        return self.columns or (self.full,)
+
+
+def _open_model(org: str, name: str, hub_org: str, alias: str, *targeted_column: str) -> ModelNames:
+    """An open model DecodingTrust recorded for stereotype only (through its ``hf/<org>/<name>`` client): the files
+    are named ``name``, the benign and untargeted rows say ``hf/<hub org>/<name>``, the targeted ones
+    ``targeted_column`` where it differs."""
+    config_id = f"hf/{hub_org}/{name}"
+    return ModelNames(name, name, name, org, (config_id, *targeted_column, name),
+                      (config_id, f"{hub_org}/{name}", alias))
 
 
 # The models DecodingTrust recorded, by snapshot id (data/decodingtrust README of the mirror, section 0;
-# verified against the `model` field of the recorded responses).
+# verified against the `model` field of the recorded responses). The open models' stereotype runs are at
+# AI-secure/DecodingTrust@161ae83:data/stereotype/generations/<org>/; their ids are DecodingTrust's
+# (src/dt/visualize.py, models_to_analyze), the `model` column spellings those of the files (counted).
 RECORDED_MODELS = {
     "gpt-4-0314": ModelNames("gpt-4-0314", "gpt4", "gpt4"),
     "gpt-3.5-turbo-0301": ModelNames("gpt-3.5-turbo-0301", "gpt3.5", "gpt3"),
+    "alpaca-native": _open_model("chavinlo", "alpaca-native", "chavinlo", "alpaca"),
+    "vicuna-7b-v1.3": _open_model("lmsys", "vicuna-7b-v1.3", "lmsys", "vicuna"),
+    "falcon-7b-instruct": _open_model("tiiuae", "falcon-7b-instruct", "tiiuae", "falcon", "falcon-7b-instruc"),
+    "Llama-2-7b-chat-hf": _open_model("meta-llama", "Llama-2-7b-chat-hf", "meta-llama", "llama2"),
+    "mpt-7b-chat": _open_model("mosaicml", "mpt-7b-chat", "mosaicml", "mpt", "pt-7b-chat"),
+    "RedPajama-INCITE-7B-Instruct": _open_model("together", "RedPajama-INCITE-7B-Instruct", "togethercomputer",
+                                                "redpajama"),
 }
 
 
@@ -56,9 +84,9 @@ PERSPECTIVES = tuple(benchmark.name for benchmark in importable())
 def resolve(model: str) -> ModelNames:
     """The recorded model named by its snapshot id or one of DecodingTrust's short aliases."""
     for names in RECORDED_MODELS.values():
-        if model in (names.full, names.short, names.toxicity):
+        if model in names.spellings():
             return names
-    known = ", ".join(f"{n.full} ({n.short})" for n in RECORDED_MODELS.values())
+    known = ", ".join(f"{n.full} ({(n.aliases or (n.short,))[-1]})" for n in RECORDED_MODELS.values())
     raise UsageProblem(f"DecodingTrust recorded no run of {model!r}; it recorded {known}")
 
 

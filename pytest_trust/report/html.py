@@ -21,7 +21,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from ..benchmarks import BENCHMARKS
-from ..html_parts import REASON_SHOWN, bar, error_bars, escape, figure, metric_table, table
+from ..html_parts import REASON_SHOWN, bar, error_bars, escape, figure, metric_table, scorer_text, table
 from .markdown import (
     baseline_ids,
     benchmark_of,
@@ -144,7 +144,8 @@ def _run(report: dict[str, Any]) -> str:
             ["deviations", escape(", ".join(f"{k}={v}" for k, v in (run.get("deviations") or {}).items()) or "none")],
             ["data", "<br>".join(escape(f"{k}: {v}") for k, v in (run.get("data_commits") or {}).items())],
             ["versions", escape(", ".join(f"{k} {v}" for k, v in (run.get("versions") or {}).items())
-                            + f"; Python {run.get('python', '?')}")]]
+                            + f"; Python {run.get('python', '?')}")],
+            ["scorers", escape("; ".join(scorer_text(s) for s in run.get("scorers") or ()) or "-")]]
     irregular = report.get("irregular_answers") or {}
     if irregular:
         rows.append(["answers not plain text", "<br>".join(

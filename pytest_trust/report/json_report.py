@@ -41,8 +41,22 @@ def items(trust: Any) -> list[dict[str, Any]]:
     return entries
 
 
+def scorers(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The scorers that judged items (named in their facts: toxicity's), with their versions and item counts,
+    so a reader sees what scored the run without reading every item."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for entry in entries:
+        facts = entry.get("facts") or {}
+        if facts.get("scorer"):
+            key = (entry.get("benchmark") or "", facts["scorer"], facts.get("scorer_version") or "")
+            counts[key] = counts.get(key, 0) + 1
+    return [{"benchmark": benchmark, "name": name, "version": version or None, "items": n}
+            for (benchmark, name, version), n in sorted(counts.items())]
+
+
 def build(trust: Any) -> dict[str, Any]:
     cfg = trust.config
+    entries = items(trust)
     report: dict[str, Any] = {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -61,6 +75,7 @@ def build(trust: Any) -> dict[str, Any]:
             "thresholds": str(cfg.thresholds) if cfg.thresholds else None,
             "data_commits": _data_commits(),
             "versions": _versions(),
+            "scorers": scorers(entries),
             "python": platform.python_version(),
             "started": _iso(trust.started),
             "finished": _iso(time.time()),
@@ -70,7 +85,7 @@ def build(trust: Any) -> dict[str, Any]:
         "lost": sorted(trust.lost),
         "metrics": {key: m.to_dict() for key, m in trust.metrics.items()},
         "gates": [g.to_dict() for g in trust.gate_results],
-        "items": items(trust),
+        "items": entries,
     }
     if getattr(trust, "baseline", None) is not None:
         report["baseline"] = trust.baseline

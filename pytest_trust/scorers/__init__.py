@@ -1,7 +1,6 @@
-"""Toxicity scorers behind one interface, and the one the session chose.
+"""Toxicity scorers behind one interface, found through a registry, and the one the session chose.
 
-A scorer turns a batch of texts into toxicity scores in [0, 1], ``None`` for a text it does not score
-(empty or whitespace only, as DecodingTrust's evaluator leaves them unscored). Two exist:
+A scorer turns a batch of texts into toxicity scores in [0, 1] (``spec.Scorer``). Built in:
 
     perspective   Google's Perspective API (TOXICITY), the scorer DecodingTrust used: a live HTTP client
                   whose answers are recorded as cassettes of their own (``cassettes/<model>/perspective-api/``),
@@ -9,69 +8,58 @@ A scorer turns a batch of texts into toxicity scores in [0, 1], ``None`` for a t
                   what was never scored.
     offline       alt-profanity-check, a linear model inside its wheel: no key, no network. A stand-in for
                   Perspective, not an equivalent (its agreement with Perspective: scripts/toxicity_agreement.py).
+    openai-moderation  OpenAI's moderation endpoint through the openai client, recorded as Perspective is
+                  (``cassettes/<model>/openai-moderation/``); a stand-in too.
 
-The session calls ``configure`` once (the default is perspective when the key is set, else offline) and
-``finish`` at its end; benchmarks call ``current()`` and never see HTTP, keys or cassettes.
+Other packages add theirs through the ``pytest_trust.scorers`` entry-point group (``registry``). Each has a
+name and a version (``ScorerSpec.version``) that items, reports and baselines carry. The session calls
+``configure`` once (the default is perspective when the key is set, else offline) and ``finish`` at its end;
+benchmarks call ``current()`` and ``identity()`` and never see HTTP, keys or cassettes.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from ..errors import UsageProblem
-from ..items import Item
-from ..recording import Recorder, RecordMode
-from ..recording.cassettes import model_dir
+from ..recording import RecordMode
 from ..recording.journal import MergeReport, merge_journals
-from .offline import OfflineScorer
-from .perspective import KEY_VARIABLE, URL, PerspectiveScorer
+from .perspective import CLOSES as PERSPECTIVE_CLOSES
+from .perspective import KEY_VARIABLE, SCORES_FOLDER, URL
+from .registry import PROBLEMS, SCORERS
+from .settings import DEFAULT_RPM, MODERATION_URL, Settings, scorer_mode
+from .spec import Scorer, ScorerSpec
 
-NAMES = ("offline", "perspective")  # the values of --trust-toxicity-scorer
-DEFAULT_RPM = 60.0  # Perspective's default quota is one query per second
-SCORES_FOLDER = "perspective-api"  # under cassettes/<model>/: the scores' own cassettes and journals
+__all__ = ["DEFAULT_RPM", "PERSPECTIVE_CLOSES", "PROBLEMS", "SCORERS", "SCORES_FOLDER", "Identity", "Scorer", "ScorerSpec", "Settings",
+           "configure", "current", "finish", "get_scorer", "identity", "names", "resolve_name", "scorer_mode", "slug",
+           "use"]
 
 
-class Scorer(Protocol):
-    name: str  # as reports name it, e.g. "perspective-api"
-    stand_in: bool  # True when the scores only approximate DecodingTrust's scorer
-
-    def score(self, texts: Sequence[str], item: Item | None = None) -> list[float | None]:
-        """One score per text, in order; ``item`` names where recorded scores live."""
-        ...
-
-    def close(self) -> None: ...
+def names() -> tuple[str, ...]:
+    """The values of --trust-toxicity-scorer: every registered scorer."""
+    return tuple(SCORERS)
 
 
 @dataclass(frozen=True)
-class Settings:
-    """What the session tells the registry; the key is read from the environment, never stored on disk."""
+class Identity:
+    """Which scorer scored: its report name and version (items, reports and baselines carry both)."""
 
-    name: str | None = None  # one of NAMES, resolved by configure; None before it (offline)
-    cassettes: Path | None = None  # cassette root; None: Perspective scores are not recorded
-    model: str | None = None  # the evaluated model, whose cassette folder holds its scores
-    record_mode: RecordMode = RecordMode.NONE  # the session's record mode
-    rpm: float = DEFAULT_RPM
-    run: str | None = None  # the session's run name (its journals), shared with its xdist workers
-    worker: str = "main"
-    url: str = URL  # the analyze endpoint (another only in tests)
+    name: str
+    version: str
 
-    @property
-    def scores_root(self) -> Path | None:
-        """The folder the Perspective recorder treats as its cassette root."""
-        if self.cassettes is None or self.model is None:
-            return None
-        return model_dir(self.cassettes, self.model)
+    def __str__(self) -> str:
+        return f"{self.name} {self.version}"
 
 
 _lock = threading.Lock()
 _settings = Settings()
-_key: str | None = None
 _current: Scorer | None = None
+_identity: Identity | None = None
+_versions: dict[str, str] = {}  # by scorer name: digesting model files once per process
 
 
 def resolve_name(name: str | None, environ: Mapping[str, str] | None = None) -> str:
@@ -79,25 +67,25 @@ def resolve_name(name: str | None, environ: Mapping[str, str] | None = None) -> 
     environ = os.environ if environ is None else environ
     if name is None:
         return "perspective" if environ.get(KEY_VARIABLE) else "offline"
-    if name not in NAMES:
-        raise UsageProblem(f"unknown toxicity scorer {name!r}: use one of {', '.join(NAMES)}")
+    if name not in SCORERS:
+        raise UsageProblem(f"unknown toxicity scorer {name!r}: use one of {', '.join(SCORERS)}")
     return name
 
 
-def scorer_mode(session: RecordMode, has_key: bool) -> RecordMode:
-    """How Perspective scores are recorded: as the session records; in a replay, scores never recorded
-    are fetched (and recorded) only when a key is given, else they miss."""
-    if session.can_record:
-        return session
-    return RecordMode.NEW_EPISODES if has_key else RecordMode.NONE
+def version_of(name: str) -> str:
+    """A registered scorer's version, computed once per process."""
+    if name not in _versions:
+        _versions[name] = SCORERS[name].version()
+    return _versions[name]
 
 
 def configure(name: str | None = None, *, cassettes: Path | None = None, model: str | None = None,
               record_mode: RecordMode = RecordMode.NONE, rpm: float = DEFAULT_RPM, run: str | None = None,
-              worker: str = "main", url: str = URL, environ: Mapping[str, str] | None = None) -> MergeReport:
+              worker: str = "main", url: str = URL, moderation_url: str = MODERATION_URL,
+              environ: Mapping[str, str] | None = None) -> MergeReport:
     """Choose the session's scorer (built on first use). The main process (``worker="main"``) also merges
     score journals a killed run left behind, as the session does for its model's, and returns that report."""
-    global _settings, _key, _current
+    global _settings, _current, _identity
     environ = os.environ if environ is None else environ
     chosen = resolve_name(name, environ)
     if rpm <= 0:
@@ -105,41 +93,49 @@ def configure(name: str | None = None, *, cassettes: Path | None = None, model: 
     with _lock:
         if _current is not None:
             _current.close()
-        _current = None
-        _key = environ.get(KEY_VARIABLE) or None
-        _settings = Settings(chosen, cassettes, model, record_mode, rpm, run, worker, url)
-    root = _settings.scores_root
-    if chosen == "perspective" and worker == "main" and root is not None:
-        return merge_journals(root / SCORES_FOLDER)
+        _current, _identity = None, None
+        variable = SCORERS[chosen].key_variable
+        _settings = Settings(chosen, cassettes, model, record_mode, rpm, run, worker, url,
+                             (environ.get(variable) or None) if variable else None, moderation_url)
+    root, folder = _settings.scores_root, SCORERS[chosen].recordings
+    if folder and worker == "main" and root is not None:
+        return merge_journals(root / folder)
     return MergeReport()
 
 
 def current() -> Scorer:
     """The configured scorer (offline when ``configure`` was never called)."""
-    global _current
+    global _current, _identity
     with _lock:
         if _current is None:
-            _current = get_scorer(_settings.name or "offline")
+            name = _settings.name or "offline"
+            _current = get_scorer(name)
+            _identity = Identity(SCORERS[name].report_name, version_of(name))
         return _current
 
 
+def identity() -> Identity:
+    """The current scorer's name and version; a scorer set with ``use`` is named by its own ``name`` and
+    ``version`` attributes ("unversioned" without one)."""
+    scorer = current()
+    with _lock:
+        if _identity is not None:
+            return _identity
+    return Identity(scorer.name, str(getattr(scorer, "version", "unversioned")))
+
+
 def get_scorer(name: str) -> Scorer:
-    """A new scorer by option name, with the configured settings."""
-    if resolve_name(name) == "offline":
-        return OfflineScorer()
-    mode = scorer_mode(_settings.record_mode, bool(_key))
-    root = _settings.scores_root
-    recorder = (Recorder(root, SCORES_FOLDER, mode, _settings.run, _settings.worker) if root is not None else None)
-    return PerspectiveScorer(_key, recorder=recorder, rpm=_settings.rpm, url=_settings.url)
+    """A new scorer by registered name, with the configured settings."""
+    return SCORERS[resolve_name(name)].build(_settings)
 
 
 def use(scorer: Scorer) -> None:
     """Make ``scorer`` the current one (another implementation of the interface, e.g. in tests)."""
-    global _current
+    global _current, _identity
     with _lock:
         if _current is not None and _current is not scorer:
             _current.close()
-        _current = scorer
+        _current, _identity = scorer, None
 
 
 def finish(merge: bool = True) -> MergeReport:
@@ -151,12 +147,13 @@ def finish(merge: bool = True) -> MergeReport:
     if scorer is not None:
         scorer.close()
     root = _settings.scores_root
-    if not merge or root is None or _settings.name != "perspective":
+    folder = SCORERS[_settings.name].recordings if _settings.name in SCORERS else None
+    if not merge or root is None or not folder:
         return MergeReport()
-    mode = scorer_mode(_settings.record_mode, bool(_key))
+    mode = scorer_mode(_settings.record_mode, bool(_settings.key))
     if not mode.can_record:
         return MergeReport()
-    return merge_journals(root / SCORES_FOLDER, _settings.run, rewrite=mode is RecordMode.REWRITE)
+    return merge_journals(root / folder, _settings.run, rewrite=mode is RecordMode.REWRITE)
 
 
 def slug(name: str) -> str:

@@ -1,11 +1,10 @@
-"""How far a scorer agrees with Perspective, on the texts whose Perspective scores DecodingTrust ships.
+"""How far a scorer agrees with Perspective, on texts that carry a Perspective score.
 
-Ground truth: the TOXICITY scores in ``data/toxicity/user_prompts/`` (AI-secure/DecodingTrust@161ae83): the
-RealToxicityPrompts files hold prompt and continuation texts with their scores (RTP's own Perspective run),
-the challenging-prompt files their prompt texts with the scores DecodingTrust's annotator got. Texts without
-a Perspective score, and texts the scorer leaves unscored (empty), are left out. Two figures, over all texts
-and over the RealToxicityPrompts texts only: Spearman's rank correlation of the scores, and the ROC AUC of the
-scorer's scores for Perspective's "toxic" label (a score above 0.5).
+The texts come from the caller (DecodingTrust's prompt files are read by the toxicity benchmark,
+``benchmarks/decodingtrust/toxicity/shipped.py``), so this module names no benchmark. Texts the scorer leaves
+unscored (empty) are left out. Two figures, over all texts and over the RealToxicityPrompts texts only:
+Spearman's rank correlation of the scores, and the ROC AUC of the scorer's scores for Perspective's "toxic"
+label (a score above 0.5).
 """
 
 from __future__ import annotations
@@ -15,12 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..benchmarks.decodingtrust.common import SOURCE
-from ..benchmarks.decodingtrust.toxicity.prompts import PROMPT_SETS
-from ..data import DataStore, read_jsonl
 from . import Scorer
-
-RTP = ("toxic", "nontoxic")  # the RealToxicityPrompts sets; the other two are DecodingTrust's generated prompts
 
 
 @dataclass(frozen=True)
@@ -36,19 +30,7 @@ class Agreement:
     auc: float
     n: int
     toxic: int  # texts Perspective scores above 0.5
-
-
-def shipped_scores(data: DataStore) -> list[Sample]:
-    samples = []
-    for prompt_set in PROMPT_SETS:
-        rtp = prompt_set.name in RTP
-        for row in read_jsonl(data, SOURCE, prompt_set.path):
-            parts = (row["prompt"], row["continuation"]) if rtp else (row["prompt"],)
-            for part in parts:
-                score = part.get("toxicity") if rtp else (part.get("score") or {}).get("toxicity")
-                if isinstance(score, int | float) and isinstance(part.get("text"), str):
-                    samples.append(Sample(part["text"], float(score), rtp))
-    return samples
+    scorer_toxic: int = 0  # texts the scorer scores above 0.5
 
 
 def measure(samples: Sequence[Sample], scorer: Scorer) -> dict[str, Agreement]:
@@ -62,7 +44,8 @@ def _agreement(pairs: Sequence[tuple[Sample, float]]) -> Agreement:
     truth = np.array([s.perspective for s, _ in pairs])
     predicted = np.array([score for _, score in pairs])
     labels = truth > 0.5
-    return Agreement(spearman(truth, predicted), auc(labels, predicted), len(pairs), int(labels.sum()))
+    return Agreement(spearman(truth, predicted), auc(labels, predicted), len(pairs), int(labels.sum()),
+                     int((predicted > 0.5).sum()))
 
 
 def average_ranks(values: Sequence[float]) -> np.ndarray:

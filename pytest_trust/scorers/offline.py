@@ -13,16 +13,21 @@ used only if it gives exactly ``predict_prob``'s values on probe texts when load
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 from collections.abc import Callable, Sequence
 from importlib import metadata
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..errors import UsageProblem
 from ..items import Item
+from .spec import ScorerSpec
 
 PACKAGE = "alt-profanity-check"
+MODULE = "profanity_check"
 PROBES = ("Have a nice day, friend.", "You are a stupid idiot and I hate you.", "This is fucking bullshit.",
           "The weather is lovely today.", "Go kill yourself, loser.", "")
 Predict = Callable[[list[str]], Sequence[float]]
@@ -92,3 +97,19 @@ def fast_path(module) -> Predict | None:
     if not np.array_equal(predict(probes), np.asarray(module.predict_prob(probes))):
         return None
     return predict
+
+
+def model_files() -> list[Path]:
+    """The wheel's model and vectorizer (``profanity_check/data/*.joblib``), found without importing scikit-learn."""
+    found = importlib.util.find_spec(MODULE)
+    if found is None or found.origin is None:
+        return []
+    return sorted((Path(found.origin).parent / "data").glob("*.joblib"))
+
+
+def build(settings: Any) -> OfflineScorer:
+    return OfflineScorer()
+
+
+SPEC = ScorerSpec("offline", build, "alt-profanity-check, a stand-in for Perspective: no key, no network",
+                  package=PACKAGE, model_files=model_files, label=PACKAGE)

@@ -1,10 +1,12 @@
 """DecodingTrust's recorded stereotype runs of a model, paired with our items, for the importer.
 
-``data/stereotype/generations/openai/<type>/<model>_<topic>.csv`` holds one row per prompt: ``model,
-system_prompt, user_prompt, gen_0 .. gen_24``, each ``gen_j`` the Python repr of ``{'agreeability_num':
-.., 'output': ..}``. The rows carry the request (system and user prompt; decoding as the paper's call) and
-the 25 answers, nothing else: no id, usage or finish reason. A prompt is answered by the first row that
-asks it, as upstream's ``get_instance`` reads the file.
+``data/stereotype/generations/<org>/<type>/<model>_<topic>.csv`` (``openai`` for the GPT models, the hub
+organisation for the six open ones) holds one row per prompt: ``model, system_prompt, user_prompt, gen_0 ..
+gen_24``, each ``gen_j`` the Python repr of ``{'agreeability_num': .., 'output': ..}``. The rows carry the
+request (system and user prompt; decoding as the paper's call) and the 25 answers, nothing else: no id, usage
+or finish reason. A prompt is answered by the first row of the model that asks it, as upstream's
+``get_instance`` reads the file; the ``model`` column is matched against every spelling DecodingTrust wrote
+for the model (``names.column_spellings()``), since it differs between splits.
 """
 
 from __future__ import annotations
@@ -22,12 +24,12 @@ from ..common import SOURCE, Message
 from .items import NAME, load_items
 from .prompts import DECODING, SYS_TYPES, TOPICS, scenario
 
-GENERATIONS = "data/stereotype/generations/openai"
+GENERATIONS = "data/stereotype/generations"
 COLUMNS = ["model", "system_prompt", "user_prompt"] + [f"gen_{j}" for j in range(DECODING["n"])]
 
 
-def recording_path(sys_type: str, topic: str, model: str) -> str:
-    return f"{GENERATIONS}/{sys_type}/{model}_{topic}.csv"
+def recording_path(sys_type: str, topic: str, model: str, org: str = "openai") -> str:
+    return f"{GENERATIONS}/{org}/{sys_type}/{model}_{topic}.csv"
 
 
 def recordings(data: DataStore, names: Any) -> Iterator[Recorded | Unrecorded]:
@@ -37,23 +39,31 @@ def recordings(data: DataStore, names: Any) -> Iterator[Recorded | Unrecorded]:
     for sys_type in SYS_TYPES:
         for topic in TOPICS:
             items = by_scenario[scenario(sys_type, topic)]
-            path = recording_path(sys_type, topic, names.full)
+            path = recording_path(sys_type, topic, names.full, names.org)
             if items[0].unavailable:
                 yield Unrecorded(NAME, items[0].scenario, items[0].unavailable, files=tuple(items[0].inputs["unavailable"]))
             elif not is_pinned(SOURCE, path) or absent_reason(SOURCE, path) is not None:
                 reason = f"DecodingTrust shipped no recording of {names.full} for {items[0].scenario}"
                 yield Unrecorded(NAME, items[0].scenario, reason, files=(path,))
             else:
-                yield from paired(items, read_csv(data, SOURCE, path), path, names.full)
+                yield from paired(items, read_csv(data, SOURCE, path), path, names.full, names.column_spellings())
 
 
-def paired(items: Sequence[Item], rows: list[list[str]], path: str, model: str) -> Iterator[Recorded | Unrecorded]:
+def paired(items: Sequence[Item], rows: list[list[str]], path: str, model: str,
+           columns: Sequence[str] = ()) -> Iterator[Recorded | Unrecorded]:
+    """The recorded answers of ``model`` to ``items``: the rows whose ``model`` column is one of ``columns``
+    (default: ``model`` itself)."""
     if not rows or rows[0] != COLUMNS:
         raise DataError(f"{path}: expected the columns {', '.join(COLUMNS[:4])} .. gen_24, found {rows[:1]}")
+    spellings = tuple(columns) or (model,)
     first: dict[str, int] = {}
     for number, row in enumerate(rows[1:], start=1):
-        if row[0] == model:
+        if row[0] in spellings:
             first.setdefault(row[2], number)
+    if rows[1:] and not first:
+        found = sorted({row[0] for row in rows[1:]})
+        raise DataError(f"{path}: no row is of {model} (model column {' or '.join(map(repr, spellings))}); "
+                        f"the file's rows say {', '.join(map(repr, found[:3]))}")
     file = path.rsplit("/", 1)[1]
     for item in items:
         number = first.get(item.inputs["user"])

@@ -4,7 +4,8 @@ prompts (one answer at temperature 0)?
 
 Upstream: AI-secure/DecodingTrust@161ae83 (``src/dt/perspectives/toxicity/``: ``text_generation_hydra.py``
 generates, ``perspective_api_evaluate.py`` scores with the Perspective API). Scores here come from the
-session's toxicity scorer (``pytest_trust.scorers``): Perspective, or an offline stand-in.
+session's toxicity scorer (``pytest_trust.scorers``): Perspective, or a registered stand-in, named with its
+version in each item's facts.
 """
 
 from ...spec import Benchmark, ReportSection, Suite

@@ -28,14 +28,13 @@ import numpy as np
 
 from ....items import Result
 from ....metrics import Metric, bootstrapped, pass_rate
-from ....scorers import slug
+from ....scorers import SCORERS, slug
 from ....stats import resampled_max, resampled_sums
 from .items import NAME
 from .prompts import PROMPT_SETS, SETS_BY_NAME, SYSTEM_OF_TEMPLATE, SYSTEM_PROMPTS
 from .score import THRESHOLD, prompt_toxicity
 from .templates import TEMPLATES
 
-SCORER_NAMES = ("alt-profanity-check", "perspective-api")
 MAIN = [(prompt_set.name, template) for prompt_set in PROMPT_SETS for template in SYSTEM_PROMPTS.values()]
 STATS = ("emt", "toxicity_probability", "refusal_rate")
 
@@ -57,7 +56,8 @@ def prefix(set_name: str, template: int, study: bool) -> str:
 
 
 def metric_keys() -> list[str]:
-    keys = [f"{NAME}.score", f"{NAME}.refusal_rate"] + [f"{NAME}.scorer.{slug(name)}" for name in SCORER_NAMES]
+    names = [spec.report_name for spec in SCORERS.values()]  # built in and installed
+    keys = [f"{NAME}.score", f"{NAME}.refusal_rate"] + [f"{NAME}.scorer.{slug(name)}" for name in names]
     scenarios = [prefix(s, t, False) for s, t in MAIN] + [prefix("toxic", t, True) for t in range(len(TEMPLATES))]
     return keys + [f"{scenario}.{stat}" for scenario in scenarios for stat in STATS]
 

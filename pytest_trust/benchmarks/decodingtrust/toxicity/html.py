@@ -8,7 +8,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from ....html_parts import escape, figure, metric_table
+from ....html_parts import escape, figure, metric_table, scorer_text
 from .prompts import PROMPT_SETS, SYSTEM_OF_TEMPLATE
 
 
@@ -27,9 +27,10 @@ def section(report: dict[str, Any]) -> str:
     metrics = report.get("metrics", {})
     if not maxima:
         return '<p class="empty">Toxicity did not run.</p>'
+    named = [scorer_text(s) for s in report.get("run", {}).get("scorers") or () if s.get("benchmark") == "toxicity"]
+    named = named or [k.rsplit(".", 1)[1] for k in metrics if k.startswith("toxicity.scorer.")]  # an older report
     parts = ["<p>Each point is one prompt's maximum toxicity over its samples; the expected maximum toxicity (EMT) "
-             "is their mean. Scored by " + escape(", ".join(k.rsplit(".", 1)[1] for k in metrics
-                                                         if k.startswith("toxicity.scorer.")) or "?") + ".</p>"]
+             "is their mean. Scored by " + escape(", ".join(named) or "?") + ".</p>"]
     main = [(s.name, p) for s in PROMPT_SETS for p in ("benign", "adversarial") if (s.name, p) in maxima]
     if main:
         fig = go.Figure()
