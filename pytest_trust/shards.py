@@ -18,6 +18,7 @@ from typing import Any
 from .errors import UsageProblem
 from .items import Result
 from .metrics import Metric
+from .report.json_report import scorers as scorers_of
 from .report_file import SCHEMA, read
 from .run_metrics import run_metrics
 
@@ -106,7 +107,7 @@ def merge(reports: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Any]) -
     run.update(shard=None, shards=[report["run"].get("shard") for report in reports],
                started=min(report["run"].get("started") or "" for report in reports),
                finished=max(report["run"].get("finished") or "" for report in reports),
-               scorers=json_report.scorers(entries))  # of every shard's items, not the first shard's
+               scorers=scorers_of(entries))  # of every shard's items, not the first shard's
     metrics = metrics_of(entries, benchmarks)
     return {"schema": SCHEMA, "schema_version": reports[0].get("schema_version", 1), "run": run,
             "counts": dict(counts), "irregular_answers": irregular,
