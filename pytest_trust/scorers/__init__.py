@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import UsageProblem
@@ -126,7 +126,7 @@ def identity() -> Identity:
 
 def get_scorer(name: str) -> Scorer:
     """A new scorer by registered name, with the configured settings."""
-    return SCORERS[resolve_name(name)].build(_settings)
+    return SCORERS[resolve_name(name)].build(replace(_settings, registered=tuple(SCORERS)))
 
 
 def use(scorer: Scorer) -> None:

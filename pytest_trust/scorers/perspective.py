@@ -165,9 +165,7 @@ def build(settings: Settings) -> PerspectiveScorer:
     mode = scorer_mode(settings.record_mode, bool(settings.key))
     root = settings.scores_root
     recorder = Recorder(root, SCORES_FOLDER, mode, settings.run, settings.worker) if root is not None else None
-    from .registry import SCORERS  # loaded by now: it builds every scorer
-
-    others = [name for name in SCORERS if name != SPEC.name]
+    others = [name for name in settings.registered if name != SPEC.name]
     return PerspectiveScorer(settings.key, recorder=recorder, rpm=settings.rpm, url=settings.url, others=others)
 
 

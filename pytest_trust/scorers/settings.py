@@ -27,6 +27,7 @@ class Settings:
     url: str = PERSPECTIVE_URL  # the analyze endpoint (another only in tests)
     key: str | None = field(default=None, repr=False)  # the chosen scorer's key (its spec's key_variable)
     moderation_url: str = MODERATION_URL  # OpenAI's API base URL (another only in tests)
+    registered: tuple[str, ...] = ()  # every registered scorer's name: a message names the others
 
     @property
     def scores_root(self) -> Path | None:

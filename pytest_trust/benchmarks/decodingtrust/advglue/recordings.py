@@ -9,14 +9,11 @@ Runs on the AdvGLUE dev set and on GLUE (benign) were never given a file name up
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ....data import DataStore
 from ...spec import Unrecorded
 from .items import BASES, NAME, scenarios
-
-if TYPE_CHECKING:
-    from ....importers.decodingtrust import ModelNames
 
 
 def looked_for(scenario: str, model: str) -> tuple[str, ...]:
@@ -28,7 +25,7 @@ def looked_for(scenario: str, model: str) -> tuple[str, ...]:
     return (f"data/adv-glue-plus-plus/data/{paper_era}", f"data/adv-glue-plus-plus/results/{model}/{base}.json")
 
 
-def recordings(data: DataStore, names: ModelNames) -> Iterator[Unrecorded]:
+def recordings(data: DataStore, names: Any) -> Iterator[Unrecorded]:
     for scenario in scenarios():
         files = looked_for(scenario, names.full)
         reason = "DecodingTrust published no advglue recordings" + ("" if files else " (no file naming for this set)")
