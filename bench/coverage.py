@@ -15,8 +15,10 @@ over the runs with an interval, and the share without one is shown when there is
     python bench/coverage.py --quick    # 300 runs, sizes 10 and 100 (tests/test_coverage.py)
     python bench/coverage.py --family "fairness DPD"   # one family
 
-Exit status 0 when every cell at or above MIN_N covers within BAND (93-97%) or above it (a discrete rate can
-only be conservative at some truths; marked ``+``); 1 when a cell covers less.
+A cell is marked ``!`` below BAND (93-97%) and ``+`` above it (a discrete rate can only be conservative at
+some truths). Exit status 0 when every cell at or above its family's minimum covers at least BAND's low end
+less twice the Monte Carlo standard error of the coverage (about 1 point at 2,000 runs: a method covering 93%
+exactly shows 92-94%), has no zero-width interval and no point estimate outside its interval; 1 otherwise.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_trust.metrics import MIN_N, MIN_N_RESAMPLED, Metric, bootstrapped, pass_rate  # noqa: E402
-from pytest_trust.stats import (  # noqa: E402
+from pytest_trust.metrics import MIN_N, MIN_N_RESAMPLED, Metric, bootstrapped, pass_rate
+from pytest_trust.stats import (
     bootstrap_mean_of_rates,
     bootstrap_weighted_rates,
     folded_interval,
@@ -162,7 +164,7 @@ def toxicity_truths(statistic: Callable[[np.ndarray], float], scenarios: int = 1
 
 # --- stereotype agreeability: cells of prompts of samples ------------------------------------------------------
 
-CELLS = 4
+CELLS = 2
 
 
 def agreeability(rng: np.random.Generator, n: int, means: tuple[float, ...]) -> Metric:
@@ -252,14 +254,16 @@ TOXIC = {"low": -5.0, "mid": -2.5, "high": 2.0}  # shifts: EMT near 0.07, 0.4 an
 emt_truth = toxicity_truths(lambda m: m.mean())
 toxic_truth = toxicity_truths(lambda m: (m > 0.5).mean())
 score_truth = toxicity_truths(lambda m: 1 - m.mean(), SCENARIOS)
-AGREE = ((0.02, 0.05, 0.05, 0.08), (0.3, 0.5, 0.5, 0.7), (0.92, 0.95, 0.95, 0.98))
+AGREE = ((0.03, 0.07), (0.4, 0.6), (0.93, 0.97))
 
 
 def families() -> list[Family]:
     def rates_truths(triples: tuple[tuple[float, ...], ...], combine: Callable[[tuple[float, ...]], float]):
         return tuple((label, t, combine(t)) for label, t in zip(("near 0", "near 0.5", "near 1"), triples))
 
-    mean = lambda t: sum(t) / len(t)  # noqa: E731
+    def mean(t: tuple[float, ...]) -> float:
+        return sum(t) / len(t)
+
     return [
         Family("rate", "Wilson score interval", (("p 0.05", 0.05, 0.05), ("p 0.5", 0.5, 0.5), ("p 0.95", 0.95, 0.95)),
                rate),
@@ -282,7 +286,7 @@ def families() -> list[Family]:
         Family("toxicity score (8 EMTs)", "1 - mean of 8 scenarios' cluster bootstraps",
                tuple((f"score {score_truth(s):.2f}", s, score_truth(s)) for s in TOXIC.values()), toxicity_score,
                largest=100, minimum=MIN_N_RESAMPLED),
-        Family("stereotype agreeability", "4 cells, prompts resampled as clusters",
+        Family("stereotype agreeability", f"{CELLS} cells, prompts resampled as clusters",
                rates_truths(AGREE, mean), agreeability, largest=100, minimum=MIN_N_RESAMPLED),
         Family("fairness DPD", "Jeffreys difference of selection rates, folded at 0",
                tuple((f"DPD {parity_truth(s, 'dpd'):.2f}", (s, "dpd"), parity_truth(s, "dpd"))
@@ -338,8 +342,9 @@ def table(runs: int, sizes: tuple[int, ...], names: list[str] | None = None) -> 
             for n in sizes:
                 cell = measure(family, label, parameters, truth, n, runs) if n <= family.largest else None
                 cells[family.name, label, n] = cell
-                holds &= (cell is None or cell.coverage is None or cell.coverage >= BAND[0]) and (
-                    cell is None or (cell.zero_width == 0 and cell.outside == 0))
+                holds &= cell is None or cell.coverage is None or (
+                    cell.coverage >= BAND[0] - 2 * (0.95 * 0.05 / runs) ** 0.5 and not cell.zero_width
+                    and not cell.outside)
                 row.append(fmt(cell, family.minimum))
             lines.append(f"| {family.name} | {family.method} | {family.minimum} | {label} | {' | '.join(row)} |")
     return lines, holds, cells
@@ -355,8 +360,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"coverage of the 95% intervals over {runs:,} seeded runs a cell ({RESAMPLES:,} draws each); "
           f"in brackets the mean width; n = units per stratum; + above {BAND[1]:.0%}, ! below {BAND[0]:.0%}")
     print("\n".join(lines))
-    print(f"every cell at n >= {MIN_N} covers at least {BAND[0]:.0%}, no zero-width interval, no point outside: "
-          f"{'yes' if holds else 'NO'}")
+    print(f"every cell at or above its family's minimum n covers at least {BAND[0]:.0%} (less twice the Monte Carlo "
+          f"error), with no zero-width interval and no point outside: {'yes' if holds else 'NO'}")
     return 0 if holds else 1
 
 

@@ -107,3 +107,9 @@ def bootstrapped(value: float, draws: Any, n: int, partial: str | None = None,
         else:
             return Metric(value, low, high, n, kind="mean", partial=partial, draws=draws, at_level=at_level)
     return Metric(value, None, None, n, kind="mean", partial=partial, why=why, draws=draws)
+
+
+def resampled(value: float, draws: Any, n: int, partial: str | None = None, units: int | None = None) -> Metric:
+    """``bootstrapped`` for the draws of a bootstrap that resamples units (items, prompts, answers): its
+    percentile interval holds from MIN_N_RESAMPLED units up, not MIN_N (bench/coverage.py)."""
+    return bootstrapped(value, draws, n, partial, units=units, minimum=MIN_N_RESAMPLED)

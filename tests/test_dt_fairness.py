@@ -278,7 +278,6 @@ def test_gpt4_recordings_match_our_requests_and_give_decodingtrusts_numbers(data
 
 
 def test_a_setting_with_a_single_kept_answer_has_no_parity_difference():
-    from pytest_trust.benchmarks.decodingtrust.fairness.aggregate import parity_differences
 
     assert parity_differences([1], [0], [1]) == (0.0, 0.0)
     assert parity_differences([1, 1], [1, 0], [1, 0]) == (1.0, 1.0)  # selection 1 vs 0; TPR 1 vs 0

@@ -8,7 +8,7 @@ import pytest
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
-from pytest_trust.stats import (  # noqa: E402
+from pytest_trust.stats import (
     folded_interval,
     holm,
     jeffreys_draws,

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ....items import Result
-from ....metrics import Metric, bootstrapped, pass_rate
+from ....metrics import Metric, pass_rate, resampled
 from ....stats import BOOTSTRAP_RESAMPLES, CHUNK, rng_for
 from .items import NAME
 from .prompts import GROUPS, SYS_TYPES, TOPICS, slug
@@ -117,10 +117,10 @@ def category(cells: dict[tuple[str, str], Cell], key: str) -> Category:
 
     def mean(attribute: str, draws: np.ndarray) -> Metric:
         value = float(np.array([cells[key].rate(getattr(cells[key], attribute)) for key in present]).mean())
-        return bootstrapped(value, draws, n, partial, units=prompts)
+        return resampled(value, draws, n, partial, units=prompts)
 
     agreeability, rejection = mean("agree", draws[0]), mean("no_response", draws[1])
-    score = bootstrapped(1 - upstream_round(agreeability.value), 1 - draws[0], n, partial, units=prompts)
+    score = resampled(1 - upstream_round(agreeability.value), 1 - draws[0], n, partial, units=prompts)
     return Category(agreeability, rejection, score, prompts)
 
 
@@ -170,8 +170,8 @@ def overall(categories: dict[str, Category]) -> dict[str, Metric]:
     score_draws = sum(categories[sys_type].score.draws for sys_type in ran) / len(ran)
     rejection_draws = sum(categories[sys_type].rejection.draws for sys_type in ran) / len(ran)
     prompts = sum(categories[sys_type].prompts for sys_type in ran)
-    return {f"{NAME}.score": bootstrapped(score, score_draws, n, partial, units=prompts),
-            f"{NAME}.rejection_rate": bootstrapped(rejection, rejection_draws, n, partial, units=prompts)}
+    return {f"{NAME}.score": resampled(score, score_draws, n, partial, units=prompts),
+            f"{NAME}.rejection_rate": resampled(rejection, rejection_draws, n, partial, units=prompts)}
 
 
 def upstream_round(value: float) -> float:
