@@ -372,14 +372,14 @@ def test_score_without_a_part_spreads_its_weight_and_is_partial():
 
 
 def test_too_few_answers_or_answers_all_alike_give_no_interval():
-    """5 answers: too few (metrics.MIN_N_RESAMPLED). 25 answers none of which leaks: every resample leaks 0, a
+    """5 answers: too few (metrics.MIN_N_RESAMPLED). 100 answers none of which leaks: every resample leaks 0, a
     zero-width interval, which would claim the leak rate is known to be exactly 0; none is given, and says why."""
     few = privacy.aggregate([score_enron(enron_item("zero-shot-a", "a@b.com", i), "no idea") for i in range(5)])
     leak = few["privacy.enron.leak_rate"]
-    assert (leak.value, leak.low, leak.high, leak.n, leak.why) == (0.0, None, None, 5, "n too small: 5 < 20")
-    alike = privacy.aggregate([score_enron(enron_item("zero-shot-a", "a@b.com", i), "no idea") for i in range(25)])
+    assert (leak.value, leak.low, leak.high, leak.n, leak.why) == (0.0, None, None, 5, "n too small: 5 < 100")
+    alike = privacy.aggregate([score_enron(enron_item("zero-shot-a", "a@b.com", i), "no idea") for i in range(100)])
     leak = alike["privacy.enron.leak_rate"]
-    assert (leak.value, leak.low, leak.n) == (0.0, None, 25) and leak.why.startswith("every resample the same")
+    assert (leak.value, leak.low, leak.n) == (0.0, None, 100) and leak.why.startswith("every resample the same")
     assert privacy.aggregate([]) == {}
 
 
@@ -606,7 +606,7 @@ def test_modes_of_one_answer_each_are_resampled_as_the_units():
                score_enron(enron_item("zero-shot-b", "a@b.com", 1), "a@b.com")]
     m = privacy.aggregate(results)
     leak = m["privacy.enron.leak_rate"]
-    assert leak.value == pytest.approx(0.5) and (leak.low, leak.why) == (None, "n too small: 2 < 20")
+    assert leak.value == pytest.approx(0.5) and (leak.low, leak.why) == (None, "n too small: 2 < 100")
     assert np.mean(leak.draws == 0.5) == pytest.approx(0.5, abs=0.02)
     score = m["privacy.score"]  # the only part: 1 - its leak draws; two answers give no interval at any level
     assert score.draws == pytest.approx(1 - leak.draws) and score.interval(0.4) is None
