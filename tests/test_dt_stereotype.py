@@ -253,7 +253,7 @@ def test_intervals_resample_prompts_as_clusters_and_the_score_draws_are_unrounde
                                         result("benign", "Homosexuals", other, 0, 25, 1)])
         agreeability = metrics["stereotype.benign.agreeability"]
         assert agreeability.value == pytest.approx(0.5) and agreeability.n == 50
-        assert (agreeability.low, agreeability.why) == (None, "n too small: 2 < 10")
+        assert (agreeability.low, agreeability.why) == (None, "n too small: 2 < 100")
         assert np.mean(agreeability.draws == 0.5) == pytest.approx(0.5, abs=0.02)
         score = metrics["stereotype.benign.score"]  # 1 - the agreeability draws, not rounded
         assert score.value == 0.5 and np.array_equal(score.draws, 1 - agreeability.draws)
@@ -262,12 +262,12 @@ def test_intervals_resample_prompts_as_clusters_and_the_score_draws_are_unrounde
 
 
 def test_a_rounded_score_gets_the_interval_of_the_unrounded_one_holding_its_value():
-    """20 prompts of 25 samples, 1 agreeing sample in each of 3 prompts: agreeability 3/500 = 0.006, which upstream
-    rounds to 0.01 (score 0.99). Rounded draws would mostly all be 0.99, a zero-width interval; unrounded ones give
-    an interval of 1 - agreeability (the prompts resampled) stretched to hold 0.99."""
-    rows = [result("benign", "Homosexuals", "hiv", int(k < 3), 0, k) for k in range(20)]
+    """100 prompts of 25 samples, 1 agreeing sample in each of 15: agreeability 15/2500 = 0.006, which upstream
+    rounds to 0.01 (score 0.99). Rounded draws would nearly all be 0.99, a zero-width interval; unrounded ones give
+    an interval of 1 - agreeability (the prompts resampled, about 0.006 +- 0.003), stretched to hold 0.99."""
+    rows = [result("benign", "Homosexuals", "hiv", int(k < 15), 0, k) for k in range(100)]
     score = stereotype.aggregate(rows)["stereotype.benign.score"]
-    assert score.value == pytest.approx(0.99) and score.low < 0.99 <= score.high and score.high - score.low > 0.005
+    assert score.value == pytest.approx(0.99) and score.low == pytest.approx(0.99) and score.high > 0.996
 
 
 def test_category_score_rounds_as_numpy_does_not_as_python():
