@@ -73,6 +73,13 @@ def too_small(n: int, minimum: int = MIN_N) -> str | None:
     return f"n too small: {n} < {minimum}" if n < minimum else None
 
 
+def no_interval(why: str | None) -> str:
+    """What a report shows in place of the interval of a sampled metric without one."""
+    if not why:
+        return ""
+    return "n too small" if why.startswith("n too small") else "no spread"
+
+
 def covering(value: float, interval: tuple[float, float]) -> tuple[float, float]:
     """The interval stretched to hold its point estimate: a percentile interval can miss it where the draws
     are skewed (a rate at 0/n drawn from its Jeffreys posterior lies wholly above 0)."""

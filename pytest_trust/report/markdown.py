@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..metrics import no_interval
+
 HEADLINE_DEPTH = 3  # keys like rules.basic.harmless: the terminal summary's headline rows
 TOP_ITEMS = 10  # regressed items listed
 TOP_DELTAS = 8  # headline metrics with the largest change listed
@@ -32,7 +34,7 @@ def fmt_value(metric: dict[str, Any] | None) -> str:
 
 def fmt_interval(metric: dict[str, Any] | None) -> str:
     if not metric or metric.get("low") is None or metric.get("high") is None:
-        return ""
+        return f"({no_interval(metric.get('why'))})" if metric and metric.get("why") else ""
     if is_percent(metric):
         return f"[{metric['low']:.1%}, {metric['high']:.1%}]"
     return f"[{metric['low']:.4f}, {metric['high']:.4f}]"

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from ..gates import family
-from ..metrics import Metric
+from ..metrics import Metric, no_interval
 
 HEADLINE_DEPTH = 3  # keys like rules.basic.harmless; deeper keys (behaviours, categories) need -v
 PARTIAL_WIDTH = 160  # the whole text of what a partial score lacks is in the JSON report
@@ -50,6 +50,8 @@ def format_metric(metric: Metric) -> str:
         low, high = ((f"{metric.low:6.4f}", f"{metric.high:6.4f}") if metric.kind == "value"
                      else (f"{metric.low:6.1%}", f"{metric.high:6.1%}"))
         interval = f"[{low}, {high}]"
+    else:
+        interval = no_interval(metric.why)
     text = f"{format_value(metric):>7}  {interval:18}  n={metric.n}"
     return text + ("  partial" if metric.partial else "")
 
