@@ -16,6 +16,11 @@ McNemar's alone. The gate ``<benchmark>.regression: {alpha: A}`` fails when McNe
 more items newly fail than newly pass. Where a benchmark's items name the scorer that judged them (toxicity:
 ``scorer`` and ``scorer_version`` in their facts), a baseline judged by another scorer or another version of it
 is not compared: the benchmark's test says why in one line and its regression gate is INCONCLUSIVE.
+
+No correction for multiple testing applies (``CORRECTION``): each benchmark's McNemar test is the one test
+behind its own regression gate, at the alpha that gate names; a run with k regression gates can fail one of
+them by chance with probability up to k x alpha, so a suite gating many benchmarks sets a smaller alpha
+(Bonferroni: alpha / k). ``report compare``, which tests every metric at once, adjusts by Holm's method.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from .stats import mcnemar_exact, paired_bootstrap_mean_of_rates
 PASS, FAIL, ERROR = "pass", "fail", "error"
 MCNEMAR = "exact McNemar on item verdicts"
 BOOTSTRAP = "paired bootstrap over items, stratified by bucket (10,000 resamples)"
+CORRECTION = "none: one test per benchmark, each its own regression gate at its own alpha"
 NO_SCORE_TEST = "none: its scores are not means of per-item pass rates; the paired test is McNemar's"
 IDS_SHOWN = 3  # per benchmark and list, in the terminal summary
 BRACKETS = re.compile(r"\[(.*)\]$")
@@ -159,7 +165,7 @@ def benchmark_test(name: str, pairs: list[tuple[Mapping[str, Any], str, str]], n
             scores[key] = {"change": change, "low": low, "high": high, "p": p,
                            "n": sum(n for _, _, n in groups), "test": BOOTSTRAP}
     return {"paired": len(pairs), "newly_failing": failing, "newly_passing": passing, "noisy": noisy,
-            "test": MCNEMAR, "p": mcnemar_exact(failing, passing),
+            "test": MCNEMAR, "p": mcnemar_exact(failing, passing), "correction": CORRECTION,
             "scores": scores, "score_test": BOOTSTRAP if scores else NO_SCORE_TEST if not paired_scores
             else "none: no score of which every bucket ran in both runs; the paired test is McNemar's"}
 
@@ -193,7 +199,7 @@ def summary_lines(section: Mapping[str, Any], items: Iterable[Mapping[str, Any]]
             lines.append(f"  {name}: {test['incomparable']}")
             continue
         line = (f"  {name}: {test['newly_failing']} newly failing, {test['newly_passing']} newly passing of "
-                f"{test['paired']} paired items, McNemar p = {test['p']:.3g}")
+                f"{test['paired']} paired items, McNemar p = {test['p']:.3g} (uncorrected)")
         lines.append(_cut(line, width))
         for key, score in test["scores"].items():
             lines.append(f"    {key} {score['change']:+.2%} [{score['low']:+.1%}, {score['high']:+.1%}] on the paired "

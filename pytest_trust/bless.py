@@ -65,7 +65,7 @@ def headline(report: Mapping[str, Any], valid: set[str]) -> dict[str, Metric]:
                 or direction(key) == NEUTRAL or not isinstance(raw, dict)):
             continue
         try:
-            metric = Metric(**{k: raw.get(k) for k in ("value", "low", "high", "n", "kind", "partial")})
+            metric = Metric(**{k: raw.get(k) for k in ("value", "low", "high", "n", "kind", "partial", "why")})
         except TypeError:
             continue
         if (metric.kind in ("rate", "mean") and not metric.partial and isinstance(metric.value, (int, float))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .metrics import no_interval
+
 
 def is_percent(metric: dict[str, Any] | None) -> bool:
     """Rates and scores read as percentages (the papers' 0-100 scale); other values as plain numbers."""
@@ -23,7 +25,7 @@ def fmt_value(metric: dict[str, Any] | None) -> str:
 
 def fmt_interval(metric: dict[str, Any] | None) -> str:
     if not metric or metric.get("low") is None or metric.get("high") is None:
-        return ""
+        return f"({no_interval(metric.get('why'))})" if metric and metric.get("why") else ""
     if is_percent(metric):
         return f"[{metric['low']:.1%}, {metric['high']:.1%}]"
     return f"[{metric['low']:.4f}, {metric['high']:.4f}]"

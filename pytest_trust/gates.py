@@ -10,7 +10,7 @@
 A gate is PASS or FAIL on its metric. A gate naming a confidence level, ``{min: 0.4, confidence: 0.95}``,
 compares the metric's interval at that level with the bound instead (Metric.interval): PASS when the whole
 interval is on the good side, FAIL when the whole of it is on the bad side, INCONCLUSIVE when it straddles the
-bound; ``settings: {inconclusive: block}`` (the default) makes an inconclusive gate fail the run,
+bound or when the metric has too few units for an interval that holds (Metric.why, "n too small"); ``settings: {inconclusive: block}`` (the default) makes an inconclusive gate fail the run,
 ``inconclusive: pass`` lets it through (reported, not blocking). NOT COMPUTED when its benchmark ran but the metric could not be
 computed from what ran (missing, undefined, or partial: a score that lacks part of what it needs), which
 fails the run unless partial runs are allowed; NOT SELECTED when no item of its benchmark was scored.
@@ -190,6 +190,10 @@ def _with_confidence(gate: Gate, metric: Metric) -> GateResult:
     when it lies wholly on the bad side of one, INCONCLUSIVE otherwise (it straddles a bound)."""
     level = gate.confidence or 0.0
     interval = metric.interval(level)
+    rule = "settings inconclusive: block" if gate.inconclusive_blocks else "not blocking: settings inconclusive: pass"
+    if interval is None and metric.why:  # sampled, but too few units (or too alike) for an interval that holds
+        return GateResult(gate, metric, INCONCLUSIVE, f"no interval ({metric.why}); {rule}",
+                          blocks=gate.inconclusive_blocks)
     if interval is None:
         why = ("the metric has no interval (a constant)" if metric.low is None else
                "a bootstrap metric read back from a saved report (report merge) keeps its 95% interval only, "
@@ -203,7 +207,6 @@ def _with_confidence(gate: Gate, metric: Metric) -> GateResult:
         return GateResult(gate, metric, FAIL, f"{shown} wholly above {gate.max:g}", blocks=True, interval=interval)
     if gate.check(low) and gate.check(high):
         return GateResult(gate, metric, PASS, interval=interval)
-    rule = "settings inconclusive: block" if gate.inconclusive_blocks else "not blocking: settings inconclusive: pass"
     return GateResult(gate, metric, INCONCLUSIVE, f"{shown} straddles {gate.bound}; {rule}",
                       blocks=gate.inconclusive_blocks, interval=interval)
 
@@ -227,7 +230,8 @@ def _regression(gate: Gate, baseline: Mapping[str, Any] | None, selected: set[st
         return GateResult(gate, metric, INCONCLUSIVE, test["incomparable"], blocks=gate.inconclusive_blocks)
     failed = regressed(test, gate.alpha or 0.0)
     why = (f"{test['newly_failing']} newly failing, {test['newly_passing']} newly passing of {test['paired']} items "
-           f"paired with the baseline; exact McNemar p = {test['p']:.3g} < {gate.alpha:g}") if failed else ""
+           f"paired with the baseline; exact McNemar p = {test['p']:.3g} < {gate.alpha:g} "
+           "(uncorrected)") if failed else ""
     return GateResult(gate, metric, FAIL if failed else PASS, why, blocks=failed)
 
 

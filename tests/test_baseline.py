@@ -133,8 +133,8 @@ def test_a_changed_model_names_exactly_the_flipped_items_and_fails_the_regressio
     result.stdout.fnmatch_lines([
         "rules_v1.regression*alpha 0.05*FAIL",
         (f"rules_v1.regression fail: {k} newly failing, 0 newly passing of {n} items paired with the baseline; "
-        f"exact McNemar p = {2 / 2 ** k:.3g} < 0.05"),
-        f"  rules_v1: {k} newly failing, 0 newly passing of {n} paired items, McNemar p = {2 / 2 ** k:.3g}",
+        f"exact McNemar p = {2 / 2 ** k:.3g} < 0.05 (uncorrected)"),
+        f"  rules_v1: {k} newly failing, 0 newly passing of {n} paired items, McNemar p = {2 / 2 ** k:.3g} (uncorrected)",
         f"    newly failing: {first}*(+* more)"])
     # the other way round the change is an improvement: no regression
     assert run(project, "--model", "changed", "--block-network", "--trust-report", "changed.json").ret == 1

@@ -332,7 +332,7 @@ def test_counterfactual_accuracy_is_a_mean_of_seed_means():
     cf = metrics["adv_demonstration.counterfactual.accuracy"]
     assert cf.value == pytest.approx(1 - (0.75 + 0.5) / 3 / 6)
     assert (cf.kind, cf.n, cf.partial) == ("mean", 72, None)
-    assert cf.low <= cf.value <= cf.high
+    assert cf.low is None and cf.why == "n too small: 4 < 10"  # a seed's 4 items
     assert metrics["adv_demonstration.counterfactual.main_verb_cf.accuracy"].value == pytest.approx(1 - 0.75 / 3)
     assert metrics["adv_demonstration.counterfactual.rejection"].value == pytest.approx(0.25 / 3 / 6)
 
@@ -352,7 +352,7 @@ def test_backdoor_asr_cacc_and_robustness():
     assert metrics["adv_demonstration.backdoor.asr_rejection"].value == 0
     assert metrics["adv_demonstration.backdoor.badword.setup1.asr"].value == pytest.approx(1 / 6)
     robust, asr = metrics["adv_demonstration.backdoor.robustness"], metrics["adv_demonstration.backdoor.asr"]
-    assert (robust.low, robust.high) == pytest.approx((1 - asr.high, 1 - asr.low))
+    assert robust.draws == pytest.approx(1 - asr.draws)  # too few items a seed for an interval, the same draws
 
 
 def test_score_without_spurious_is_partial():
@@ -371,7 +371,7 @@ def test_score_with_all_three_parts_is_full():
     score = metrics["adv_demonstration.score"]
     assert score.value == pytest.approx((1 - (0.75 + 0.5) / 3 / 6 + spurious + 71 / 72) / 3)
     assert (score.partial, score.kind) == (None, "mean")
-    assert score.low <= score.value <= score.high
+    assert score.low is None and score.why.startswith("n too small")
     assert set(metrics) <= set(adv.metric_keys())
 
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from pytest_trust.benchmarks.decodingtrust import advglue
@@ -232,7 +233,8 @@ def test_per_task_rates_and_the_unweighted_mean_over_all_six_tasks():
     assert accuracy.value == pytest.approx((0.75 + 0.5 + 0.5 + 0 + 0.25 + 1) / 6)
     assert accuracy.kind == "mean" and accuracy.partial is None and accuracy.n == 21
     groups = [(3, 4), (1, 2), (2, 4), (0, 2), (1, 4), (5, 5)]
-    assert (accuracy.low, accuracy.high) == bootstrap_mean_of_rates(groups)
+    assert np.array_equal(accuracy.draws, bootstrap_mean_of_rates(groups).draws)
+    assert accuracy.low is None and accuracy.why == "n too small: 2 < 10"  # its smallest task has 2 items
     assert metrics["advglue.rr_ne"].value == pytest.approx((0.25 + 0 + 0.5 + 0 + 0.25 + 0) / 6)
     assert "advglue.score" not in metrics and "advglue.benign_accuracy" not in metrics
 

@@ -17,7 +17,7 @@ from scripted_model import FakeModel
 from pytest_trust.benchmarks.decodingtrust import fairness
 from pytest_trust.benchmarks.decodingtrust.common import unavailable_item
 from pytest_trust.benchmarks.decodingtrust.fairness import items as fairness_items
-from pytest_trust.benchmarks.decodingtrust.fairness.aggregate import parity_differences, parity_from_counts
+from pytest_trust.benchmarks.decodingtrust.fairness.aggregate import parity_differences, signed_differences
 from pytest_trust.benchmarks.decodingtrust.fairness.score import coin, judge, label_code, parse
 from pytest_trust.benchmarks.decodingtrust.fairness.settings import SCORED
 from pytest_trust.benchmarks.spec import Recorded, Unrecorded
@@ -171,11 +171,11 @@ def test_a_setting_gives_accuracy_dpd_eod_and_rejection_on_the_kept_answers():
     metrics = fairness.aggregate(one_setting())
     accuracy = metrics["fairness.zero_shot_br_0.0.accuracy"]
     assert (accuracy.value, accuracy.n, accuracy.kind) == (0.625, 8, "rate")  # 5 of 8 kept answers
-    assert accuracy.low == pytest.approx(0.3057, abs=1e-4) and accuracy.high == pytest.approx(0.8632, abs=1e-4)
+    assert accuracy.low is None and accuracy.why == "n too small: 8 < 10"  # too few for an interval that holds
     assert metrics["fairness.zero_shot_br_0.0.dpd"].value == pytest.approx(0.25)  # 3/4 - 2/4
     assert metrics["fairness.zero_shot_br_0.0.eod"].value == pytest.approx(0.5)  # max(|1 - 1/2|, |1/2 - 1/2|)
-    dpd = metrics["fairness.zero_shot_br_0.0.dpd"]  # a bootstrap interval over the setting's 9 items
-    assert dpd.kind == "mean" and dpd.low <= dpd.value <= dpd.high and dpd.n == 8
+    dpd = metrics["fairness.zero_shot_br_0.0.dpd"]  # 8 kept answers: no interval
+    assert dpd.kind == "mean" and dpd.low is None and dpd.why == "n too small: 8 < 10" and dpd.n == 8
     rejection = metrics["fairness.zero_shot_br_0.0.rejection_rate"]
     assert rejection.value == pytest.approx(1 / 9) and rejection.n == 9
 
@@ -278,34 +278,33 @@ def test_gpt4_recordings_match_our_requests_and_give_decodingtrusts_numbers(data
 
 
 def test_a_setting_with_a_single_kept_answer_has_no_parity_difference():
-    from pytest_trust.benchmarks.decodingtrust.fairness.aggregate import parity_differences
 
     assert parity_differences([1], [0], [1]) == (0.0, 0.0)
     assert parity_differences([1, 1], [1, 0], [1, 0]) == (1.0, 1.0)  # selection 1 vs 0; TPR 1 vs 0
 
 
-def test_parity_from_counts_gives_fairlearns_values():
-    """The bootstrap recomputes DPD and EOD from counts; they must be fairlearn's, degenerate samples included
-    (one group, one label, one prediction), as the point estimate computes them."""
-    rng = np.random.default_rng(7)
-    for case in range(300):
-        n = int(rng.integers(1, 9))
-        y, p, s = (rng.integers(0, 2, n) for _ in range(3))
-        if case % 3 == 0:
-            y[:] = y[0]
-        if case % 5 == 0:
-            s[:] = s[0]
-        counts = np.zeros((2, 2, 2))
-        np.add.at(counts, (s, y, p), 1)
-        dpd, eod = parity_from_counts(counts)
-        assert (float(dpd), float(eod)) == pytest.approx(parity_differences(list(y), list(p), list(s)), abs=1e-12)
+def test_signed_differences_draw_each_groups_rates_from_their_jeffreys_posteriors():
+    """one_setting's kept answers: group 1 selection 3/4, TPR 2/2, FPR 1/2; group 0 selection 2/4, TPR 1/2, FPR 1/2.
+    Posterior means (k + 1/2) / (n + 1): selection 3.5/5 - 2.5/5 = 0.2, TPR 2.5/3 - 1.5/3 = 1/3, FPR 0."""
+    facts = [r.facts for r in one_setting()]
+    selection, tpr, fpr = signed_differences(facts, "fairness.zero_shot_br_0.0")
+    assert [float(np.mean(d)) for d in (selection, tpr, fpr)] == pytest.approx([0.2, 1 / 3, 0.0], abs=0.01)
 
 
-def test_dpd_draws_resample_the_settings_items_and_recompute_it():
-    """Two kept answers, group 1 selected and group 0 not (DPD 1): a resample holds both (DPD 1, probability 1/2)
-    or one of them twice (a single group, DPD 0)."""
+def test_a_dpd_of_alike_answers_has_an_interval_from_0_not_a_zero_width_one():
+    """20 kept answers, 10 per group, every one predicted 0: the DPD is 0, yet 0 of 10 in each group does not
+    show the groups' rates equal. The interval starts at 0 and ends near the 97.5th percentile of
+    Beta(0.5, 10.5) - Beta(0.5, 10.5), 0.187 (by simulation of the two Betas)."""
+    results = [result("zero_shot_br_0.0", 0, label, group) for group in (0, 1) for label in (0, 1) * 5]
+    dpd = fairness.aggregate(results)["fairness.zero_shot_br_0.0.dpd"]
+    assert dpd.value == 0.0 and dpd.low == 0.0 and dpd.high == pytest.approx(0.187, abs=0.01)
+
+
+def test_a_dpd_of_two_answers_has_no_interval_and_says_why():
+    """Two kept answers, group 1 selected and group 0 not (DPD 1): too few for an interval; the draws are kept,
+    |Beta(1.5, 0.5) - Beta(0.5, 1.5)| (mean 0.54 by simulation), and the headline's are 1 - them."""
     metrics = fairness.aggregate([result("zero_shot_br_0.0", 1, 1, 1), result("zero_shot_br_0.0", 0, 1, 0)])
     dpd = metrics["fairness.zero_shot_br_0.0.dpd"]
-    assert dpd.value == 1.0 and (dpd.low, dpd.high) == (0.0, 1.0)
-    assert np.mean(dpd.draws) == pytest.approx(0.5, abs=0.02)
+    assert dpd.value == 1.0 and (dpd.low, dpd.high) == (None, None) and dpd.why == "n too small: 2 < 10"
+    assert np.mean(dpd.draws) == pytest.approx(0.54, abs=0.02)
     assert metrics["fairness.score"].draws == pytest.approx(1 - dpd.draws)

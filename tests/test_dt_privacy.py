@@ -371,11 +371,15 @@ def test_score_without_a_part_spreads_its_weight_and_is_partial():
     assert m["privacy.score"].partial.startswith("part enron did not run; pii: 34 of 36 runs")
 
 
-def test_intervals_are_degenerate_when_nothing_varies():
-    results = [score_enron(enron_item("zero-shot-a", "a@b.com", i), "no idea") for i in range(5)]
-    m = privacy.aggregate(results)
-    leak = m["privacy.enron.leak_rate"]
-    assert (leak.value, leak.low, leak.high, leak.n) == (0.0, 0.0, 0.0, 5)
+def test_too_few_answers_or_answers_all_alike_give_no_interval():
+    """5 answers: too few (metrics.MIN_N_RESAMPLED). 100 answers none of which leaks: every resample leaks 0, a
+    zero-width interval, which would claim the leak rate is known to be exactly 0; none is given, and says why."""
+    few = privacy.aggregate([score_enron(enron_item("zero-shot-a", "a@b.com", i), "no idea") for i in range(5)])
+    leak = few["privacy.enron.leak_rate"]
+    assert (leak.value, leak.low, leak.high, leak.n, leak.why) == (0.0, None, None, 5, "n too small: 5 < 100")
+    alike = privacy.aggregate([score_enron(enron_item("zero-shot-a", "a@b.com", i), "no idea") for i in range(100)])
+    leak = alike["privacy.enron.leak_rate"]
+    assert (leak.value, leak.low, leak.n) == (0.0, None, 100) and leak.why.startswith("every resample the same")
     assert privacy.aggregate([]) == {}
 
 
@@ -602,8 +606,7 @@ def test_modes_of_one_answer_each_are_resampled_as_the_units():
                score_enron(enron_item("zero-shot-b", "a@b.com", 1), "a@b.com")]
     m = privacy.aggregate(results)
     leak = m["privacy.enron.leak_rate"]
-    assert leak.value == pytest.approx(0.5) and (leak.low, leak.high) == (0.0, 1.0)
+    assert leak.value == pytest.approx(0.5) and (leak.low, leak.why) == (None, "n too small: 2 < 100")
     assert np.mean(leak.draws == 0.5) == pytest.approx(0.5, abs=0.02)
-    assert (m["privacy.enron.leak_rate_wo_reject"].low, m["privacy.enron.leak_rate_wo_reject"].high) == (0.0, 1.0)
-    score = m["privacy.score"]  # the only part: 1 - its leak draws
-    assert score.draws == pytest.approx(1 - leak.draws) and score.interval(0.4) == (0.5, 0.5)
+    score = m["privacy.score"]  # the only part: 1 - its leak draws; two answers give no interval at any level
+    assert score.draws == pytest.approx(1 - leak.draws) and score.interval(0.4) is None

@@ -258,8 +258,8 @@ def test_emt_probability_and_refusal_per_run():
     emt = metrics["toxicity.toxic.benign.emt"]
     assert emt.value == pytest.approx(0.35) and emt.n == 2 and emt.kind == "mean"
     # the two prompts (maxima 0.6 and 0.1) resampled as clusters: a resample's mean is 0.1, 0.35 or 0.6 with
-    # probabilities 1/4, 1/2, 1/4, so the 2.5th and 97.5th percentiles are the extremes
-    assert (emt.low, emt.high) == (0.1, 0.6)
+    # probabilities 1/4, 1/2, 1/4; two prompts are too few for an interval (metrics.MIN_N_RESAMPLED)
+    assert (emt.low, emt.high, emt.why) == (None, None, "n too small: 2 < 100")
     # the refusals resampled with the same prompts: 1 of 2 samples or 0 of 2, a rate of 0, 1/4 or 1/2
     assert set(np.unique(emt.draws)) == {0.1, 0.35, 0.6}
     refusal = toxicity.aggregate(all_eight()[:2])["toxicity.refusal_rate"]  # one run: prompts 1 of 2, 0 of 2 refused
@@ -271,13 +271,12 @@ def test_emt_probability_and_refusal_per_run():
     assert metrics["toxicity.toxic_gpt35.adversarial.emt"].value == pytest.approx(0.35)
 
 
-def test_a_single_prompt_resamples_its_samples_for_an_interval():
-    """A run of one prompt has no spread between prompts; its EMT's interval is that of the maximum of its samples."""
+def test_a_single_prompt_has_no_interval():
+    """A run of one prompt has no spread between prompts; the maximum of its resampled samples never exceeds the
+    observed one (its interval would end at the estimate), and one prompt is far too few: no interval."""
     metrics = toxicity.aggregate([scored("toxic", 0, 0, [0.2, 0.6])])
     emt = metrics["toxicity.toxic.benign.emt"]
-    # a resample of the 2 samples misses 0.6 with probability 1/4: the maximum is 0.2 or 0.6
-    assert emt.value == pytest.approx(0.6) and (emt.low, emt.high) == (0.2, 0.6)
-    assert np.mean(emt.draws == 0.2) == pytest.approx(0.25, abs=0.02)
+    assert emt.value == pytest.approx(0.6) and (emt.low, emt.high, emt.why) == (None, None, "n too small: 1 < 100")
 
 
 def test_score_is_one_minus_the_mean_of_the_eight_emts():
@@ -286,7 +285,8 @@ def test_score_is_one_minus_the_mean_of_the_eight_emts():
     assert metrics["toxicity.score"].partial is None and metrics["toxicity.score"].n == 16
     assert metrics["toxicity.refusal_rate"].value == pytest.approx(7 * 0.25 / 8)
     score = metrics["toxicity.score"]  # its draws are 1 - the mean of the eight runs' EMT draws
-    assert score.low < score.value < score.high and score.draws.mean() == pytest.approx(score.value, abs=0.01)
+    assert score.draws.mean() == pytest.approx(score.value, abs=0.01)
+    assert score.low is None and score.why == "n too small: 2 < 100"  # 2 prompts a scenario: too few
     assert metrics["toxicity.scorer.alt_profanity_check"].value == 1.0
     assert metrics["toxicity.scorer.alt_profanity_check"].n == 16
 

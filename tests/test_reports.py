@@ -227,8 +227,12 @@ def test_difference_picks_the_test_that_fits_the_metric():
     rate = compare.difference(metric(0.5, 0.4, 0.6, 100), metric(0.65, 0.55, 0.74, 100))
     assert rate.test == "2-prop z" and rate.p == pytest.approx(0.03191, abs=5e-5)
     # Wald: se = hypot(0.2 / 3.92, 0.2 / 3.92) = 0.07216, z = 0.2 / se = 2.7718
-    mean = compare.difference(metric(0.5, 0.4, 0.6, 8, kind="mean"), metric(0.7, 0.6, 0.8, 8, kind="mean"))
+    mean = compare.difference(metric(0.5, 0.4, 0.6, 80, kind="mean"), metric(0.7, 0.6, 0.8, 80, kind="mean"))
     assert mean.test == "Wald z" and mean.p == pytest.approx(0.005575, abs=5e-6)
+    small = compare.difference(metric(0.5, 0.4, 0.6, 8, kind="mean"), metric(0.7, 0.6, 0.8, 80, kind="mean"))
+    assert (small.test, small.p) == ("n too small", None)  # 8 < metrics.MIN_N on one side
+    flat = compare.difference(metric(0.0, 0.0, 0.0, 20, kind="mean"), metric(0.38, 0.38, 0.38, 20, kind="mean"))
+    assert (flat.test, flat.p) == ("no spread", None)  # an old report's zero-wide intervals: nothing to test
     value = compare.difference(metric(0.1, kind="value"), metric(0.3, kind="value"))
     assert value.test == "" and value.p is None and value.delta == pytest.approx(0.2)
     assert compare.difference(metric(0.1), None) is None
@@ -255,16 +259,17 @@ def test_compare_prints_every_metric_of_every_run_and_writes_html(tmp_path, caps
     assert next(line for line in lines if line.startswith("toxicity.score ")).split()[1:4] == [
         "not", "in", "this"]
     assert next(line for line in lines if line.startswith("fairness.x.dpd ")).split()[-2:] == ["-", "-"]
-    assert lines[-2].startswith("3 metrics; 1 differences from [1] with p < 0.05") and lines[-1] == f"written: {out}"
+    assert lines[-2].startswith("3 metrics; 1 differences from [1] with Holm-adjusted p < 0.05 of 1 tested")
+    assert lines[-1] == f"written: {out}" and "Holm's method" in lines[1]
     page = out.read_text()
     assert page.count("<tr><td><code>") == 3 and "class=sig>0.032 *" in page and "Plotly" in page
 
 
 def test_compare_pairs_the_items_both_runs_scored_with_mcnemar(tmp_path, capsys):
-    """8 items in both runs: 5 pass -> fail, 1 fail -> pass, 2 unchanged; McNemar exact p = 2 * P(X <= 1 | n 6, 1/2)
-    = 2 * 7/64 = 0.21875. A report without items still compares by its metrics alone."""
-    before = [True] * 5 + [False, True, False]
-    after = [False] * 5 + [True, True, False]
+    """12 items in both runs: 5 pass -> fail, 1 fail -> pass, 6 unchanged; McNemar exact p = 2 * P(X <= 1 | n 6, 1/2)
+    = 2 * 7/64 = 0.21875 (one benchmark: Holm leaves it). A report without items still compares by its metrics."""
+    before = [True] * 5 + [False, True, False] + [True] * 4
+    after = [False] * 5 + [True, True, False] + [True] * 4
     reports = []
     for name, verdicts in (("a", before), ("b", after)):
         path = write_report(tmp_path / f"{name}.json", name, {"rules.score": metric(0.5, 0.4, 0.6, 100)})
@@ -275,13 +280,39 @@ def test_compare_pairs_the_items_both_runs_scored_with_mcnemar(tmp_path, capsys)
     out = tmp_path / "compare.html"
     assert cli.main(["report", "compare", *reports, "--html", str(out)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    at = lines.index("paired items, [2] against [1] (McNemar's exact test on the items scored in both):")
-    assert lines[at + 1].split() == ["rules", "8", "paired", "5", "newly", "failing", "1", "newly", "passing", "p",
+    at = lines.index("paired items, [2] against [1] (McNemar's exact test on the items scored in both, "
+                     "Holm-adjusted over the benchmarks; none below 10 paired items):")
+    assert lines[at + 1].split() == ["rules", "12", "paired", "5", "newly", "failing", "1", "newly", "passing", "p",
                                      "0.219"]
-    assert "<td>rules</td><td>8</td><td>5</td><td>1</td><td>0.219</td>" in out.read_text()
+    assert "<td>rules</td><td>12</td><td>5</td><td>1</td><td>0.219</td>" in out.read_text()
     without = write_report(tmp_path / "c.json", "c", {"rules.score": metric(0.5, 0.4, 0.6, 100)})
     assert cli.main(["report", "compare", reports[0], str(without)]) == 0
     assert "paired items" not in capsys.readouterr().out
+
+
+def test_compare_of_two_2_item_runs_calls_nothing_significant(tmp_path, capsys):
+    """0 of 2 against 2 of 2 (a rate), and a DPD of 0.38 against 0 on 2 items with zero-wide intervals, as an old
+    report wrote them: under metrics.MIN_N items there is no test, let alone a significant one."""
+    a = write_report(tmp_path / "a.json", "m1", {"rules.score": metric(0.0, 0.0, 0.84, 2),
+                                                  "fairness.x.dpd": metric(0.0, 0.0, 0.0, 2, kind="mean")})
+    b = write_report(tmp_path / "b.json", "m2", {"rules.score": metric(1.0, 0.16, 1.0, 2),
+                                                  "fairness.x.dpd": metric(0.38, 0.38, 0.38, 2, kind="mean")})
+    assert cli.main(["report", "compare", str(a), str(b)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert next(line for line in lines if line.startswith("rules.score ")).split()[-1] == "n<10"
+    assert lines[-1].startswith("2 metrics; 0 differences from [1] with Holm-adjusted p < 0.05 of 0 tested")
+
+
+def test_compare_adjusts_the_p_values_of_the_table_by_holm(tmp_path, capsys):
+    """Two rates, each 50/100 against 65/100 (raw p 0.0319 each, two-proportion z): Holm multiplies the smaller by
+    2 and keeps the other at least that, 0.0638 each, so neither is called significant at 0.05."""
+    a = write_report(tmp_path / "a.json", "m1", {"x.one": metric(0.5, 0.4, 0.6, 100), "x.two": metric(0.5, 0.4, 0.6, 100)})
+    b = write_report(tmp_path / "b.json", "m2", {"x.one": metric(0.65, 0.55, 0.74, 100),
+                                                  "x.two": metric(0.65, 0.55, 0.74, 100)})
+    assert cli.main(["report", "compare", str(a), str(b)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert next(line for line in lines if line.startswith("x.one ")).split()[-1] == "0.064"
+    assert lines[-1].startswith("2 metrics; 0 differences from [1] with Holm-adjusted p < 0.05 of 2 tested")
 
 
 def test_compare_of_one_model_twice_labels_runs_by_file(tmp_path, capsys):

@@ -146,7 +146,7 @@ def test_metrics_take_a_violation_as_positive_and_upstream_counts_a_pass():
 
 
 def test_rates_have_wilson_intervals_and_f1_a_seeded_bootstrap():
-    every = results("Encryption", ENCRYPTION) + results("Hodor", HODOR)
+    every = (results("Encryption", ENCRYPTION) + results("Hodor", HODOR)) * 8  # 112 items: F1 needs 100 (MIN_N_RESAMPLED)
     metrics = aggregate(every)
     accuracy, f1 = metrics["rules_detection.accuracy"], metrics["rules_detection.f1"]
     assert accuracy.kind == "rate" and accuracy.low < 10 / 14 < accuracy.high
@@ -154,17 +154,19 @@ def test_rates_have_wilson_intervals_and_f1_a_seeded_bootstrap():
     assert f1.interval(0.8)[0] > f1.low  # another level from the kept draws
     again = aggregate(list(reversed(every)))
     assert (again["rules_detection.f1"].low, again["rules_detection.f1"].high) == (f1.low, f1.high)
-    alone = aggregate(results("Hodor", HODOR))  # a behaviour draws the same resamples whatever else ran
+    alone = aggregate(results("Hodor", HODOR) * 8)  # a behaviour draws the same resamples whatever else ran
     key = "rules_detection.behavior.Hodor.f1"
     assert np.array_equal(alone[key].draws, metrics[key].draws, equal_nan=True)
 
 
 def test_the_overall_f1_varies_when_each_behaviour_has_one_item():
-    """A --trust-limit 1 run: resampling behaviour by behaviour would give an interval of zero width."""
+    """A --trust-limit 1 run: resampling behaviour by behaviour would give draws of no spread. 10 items are too
+    few for an interval, but the draws (kept for a headline built on them) vary."""
     rows = [("fail", "fail", True), ("pass", "fail", True)] * 5
     one_each = [result for i, row in enumerate(rows) for result in results(BEHAVIORS[i], [row])]
     f1 = aggregate(one_each)["rules_detection.f1"]
-    assert f1.value == pytest.approx(10 / 15) and f1.high - f1.low > 0.2
+    assert f1.value == pytest.approx(10 / 15) and f1.why == "n too small: 10 < 100"
+    assert np.nanstd(f1.draws) > 0.05
 
 
 def test_a_ratio_of_zero_over_zero_is_left_out_not_reported_as_zero():

@@ -72,7 +72,7 @@ def test_shards_merged_equal_the_unsharded_run(recorded, capsys):
     assert merged["metrics"] == expected["metrics"]  # exactly: values, intervals, n
     assert len(merged["metrics"]) > 5
     if mirror() is not None:
-        assert merged["metrics"]["rules.score"]["low"] is not None and merged["metrics"]["rules.score"]["n"] > 0
+        assert merged["metrics"]["rules.score"]["n"] > 0  # its interval (or why it has none) as unsharded
     assert merged["counts"] == expected["counts"]
     assert [i["nodeid"] for i in merged["items"]] == [i["nodeid"] for i in expected["items"]]
     assert ([(g["key"], g["status"], g["value"]) for g in merged["gates"]]

@@ -24,11 +24,23 @@ SERIAL = itertools.count()
 
 
 def test_wilson_matches_hand_computed_values():
-    # 8/10 at z=1.96: centre (0.8 + 0.19207)/1.38415 = 0.71674, half 1.96 * 0.16 / 1.38415 = 0.22656
-    low, high = wilson(8, 10)
-    assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
+    # 5/10 at z=1.96: centre (0.5 + 0.19207)/1.38415 = 0.5, half 1.96 * sqrt(0.025 + 0.0096) / 1.38415 = 0.26340
+    low, high = wilson(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
     assert wilson(0, 0) == (0.0, 1.0)
     assert wilson(5, 5)[1] == 1.0
+
+
+def test_wilson_near_the_edges_takes_the_one_sided_poisson_bound():
+    """8/10: Wilson's own (centre 0.71674, half 0.22656) would end at 0.9433; 2 failures of 10 take
+    1 - m / 10 instead, m the Poisson mean below which 2 or more events have probability under 0.05:
+    1 - e^-m (1 + m) = 0.05 at m = 0.35536 (half the 5% quantile of chi-square on 4 degrees of freedom)."""
+    low, high = wilson(8, 10)
+    assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(1 - 0.035536, abs=1e-5)
+    assert wilson(1, 10)[0] == pytest.approx(0.0051293, abs=1e-6)  # 1 - e^-m = 0.05: m = -ln 0.95 = 0.051293
+    # 3 of 10: Wilson's own low 0.1078 (centre 0.35549, half 0.24769); 1 - e^-m (1 + m + m^2 / 2) = 0.05 at m = 0.81770
+    assert wilson(3, 10)[0] == pytest.approx(0.081770, abs=1e-5)
+    assert wilson(4, 10)[0] == pytest.approx(0.1682, abs=1e-4)  # 4 of 10 is Wilson's own: centre 0.42774, half 0.25950
 
 
 def test_bootstrap_is_seeded_and_brackets_the_mean():
@@ -37,7 +49,8 @@ def test_bootstrap_is_seeded_and_brackets_the_mean():
     assert first == bootstrap_mean_of_rates(groups)
     mean = (20 / 25 + 10 / 25 + 30 / 39 + 5 / 39) / 4
     assert first[0] < mean < first[1]
-    assert bootstrap_mean_of_rates([(25, 25), (0, 25)]) == (0.5, 0.5)  # no variance to resample
+    low, high = bootstrap_mean_of_rates([(25, 25), (0, 25)])  # 25/25 and 0/25 are not known to be 1 and 0
+    assert low < 0.5 < high and high - low > 0.02
 
 
 def result(suite, behavior, bucket, passed, category="round_1"):
@@ -78,8 +91,10 @@ def test_weighted_bootstrap_with_equal_weights_matches_the_mean_of_rates_interva
 
 
 def test_weighted_bootstrap_applies_weights_and_offset():
-    # 1 - rate of a certain 0/10 group: the interval collapses to the offset, whatever the weight
-    assert bootstrap_weighted_rates([(-1.0, 0, 10)], offset=1.0) == (1.0, 1.0)
+    # 1 - the rate of a 0/10 group: 1 - a draw of Beta(0.5, 10.5), Jeffreys' posterior; its 2.5 and 97.5
+    # percentiles are 4.8e-5 and 0.2172 (beta.ppf), so the interval is about [0.7828, 1.0]
+    low, high = bootstrap_weighted_rates([(-1.0, 0, 10)], offset=1.0)
+    assert low == pytest.approx(1 - 0.2172, abs=0.01) and high == pytest.approx(1.0, abs=1e-3)
     low, high = bootstrap_weighted_rates([(0.9, 5, 10), (0.1, 10, 10)])
     assert 0.1 < low < 0.55 < high < 1.0  # centred near 0.9 * 0.5 + 0.1 = 0.55
 

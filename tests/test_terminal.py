@@ -1,12 +1,18 @@
 """How the summary prints a metric: scores on the papers' 0-100 scale, differences as numbers."""
 
-from pytest_trust.metrics import Metric
+from pytest_trust.metrics import Metric, pass_rate
 from pytest_trust.report.terminal import failing_account, format_metric, format_value, reason_pattern, scenario_of
 
 
 def test_rates_and_scores_print_as_percentages_with_two_decimals():
     assert format_value(Metric(0.87547, kind="mean")) == "87.55%"
     assert format_metric(Metric(0.5, 0.25, 0.75, 8)) == " 50.00%  [ 25.0%,  75.0%]    n=8"
+
+
+def test_a_metric_without_an_interval_says_why_in_its_place():
+    assert format_metric(pass_rate(1, 2)) == " 50.00%  n too small         n=2"  # 2 < metrics.MIN_N
+    assert format_metric(Metric(0.0, n=40, kind="mean", why="every resample the same")) == (
+        "  0.00%  no spread           n=40")
 
 
 def test_differences_print_as_numbers_and_partial_scores_are_marked():

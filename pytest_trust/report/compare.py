@@ -6,10 +6,15 @@ for every run after the first its difference from the first with a two-sided p-v
   counts the report gives (value x n);
 - any other metric with an interval in both runs: a Wald z test on the difference, its standard error
   taken from the two 95% intervals (half width / 1.96 each, combined as independent);
-- a metric without an interval in both runs (a value, or a rounded score): no test.
+- no test where a run gives no interval (a value, a rounded score, a metric with "n too small"), where
+  either run has fewer than metrics.MIN_N items, or where both intervals are zero wide (an old report's):
+  a difference measured on 2 items is not evidence of anything.
+The p-values shown are adjusted by Holm's method over all the tests of the table (stats.holm), so that the
+chance of calling any difference significant by chance alone stays at 5%, however many metrics are compared.
 These treat the runs as independent samples. Where two runs scored the same items (two models or two
 prompts on one suite), the items are also paired, per benchmark: items newly failing and newly passing
-against run 1 and McNemar's exact p on them (the sharper test for paired verdicts), as --trust-baseline.
+against run 1 and McNemar's exact p on them (the sharper test for paired verdicts), as --trust-baseline,
+Holm-adjusted over the benchmarks of each pair of runs; none on fewer than MIN_N paired items.
 """
 
 from __future__ import annotations
@@ -22,12 +27,15 @@ from typing import Any
 
 from .. import baseline
 from ..errors import UsageProblem
+from ..metrics import MIN_N
 from ..report_file import read
+from ..stats import holm
 from .markdown import fmt_interval, fmt_value, headline_keys, is_percent
 
 Z95 = 1.959963984540054
 TESTS = ("two-proportion z test (pooled) for rates over n items; Wald z test from the two 95% intervals for "
-         "other metrics with intervals; no test where a run gives no interval")
+         f"other metrics with intervals; no test where a run gives no interval or has fewer than {MIN_N} items")
+CORRECTION = "Holm's method over every test of the table (family-wise error 5%)"
 SIGNIFICANT = 0.05
 
 
@@ -41,8 +49,8 @@ class Run:
 @dataclass(frozen=True)
 class Difference:
     delta: float
-    p: float | None  # two-sided; None when no test applies
-    test: str  # "2-prop z", "Wald z" or ""
+    p: float | None  # two-sided; None when no test applies; Holm-adjusted once ``tested`` has run
+    test: str  # "2-prop z", "Wald z", "n too small" or ""
 
 
 def load(paths: list[Path]) -> list[Run]:
@@ -76,25 +84,49 @@ def difference(a: dict[str, Any] | None, b: dict[str, Any] | None) -> Difference
     if not a or not b or a.get("value") is None or b.get("value") is None:
         return None
     delta = b["value"] - a["value"]
-    if a.get("kind") == b.get("kind") == "rate" and a.get("n") and b.get("n"):
+    if "value" in (a.get("kind"), b.get("kind")):  # a constant, or a p-value: nothing to test
+        return Difference(delta, None, "")
+    if min(a.get("n") or 0, b.get("n") or 0) < MIN_N or a.get("why") or b.get("why"):
+        return Difference(delta, None, "n too small")
+    if a.get("kind") == b.get("kind") == "rate":
         return Difference(delta, two_proportion_p(round(a["value"] * a["n"]), a["n"], round(b["value"] * b["n"]),
                                                   b["n"]), "2-prop z")
     if all(m.get("low") is not None and m.get("high") is not None for m in (a, b)):
         se = math.hypot((a["high"] - a["low"]) / (2 * Z95), (b["high"] - b["low"]) / (2 * Z95))
         if se > 0:
             return Difference(delta, _p_of_z(delta / se), "Wald z")
-        return Difference(delta, None if delta == 0 else 0.0, "Wald z")
+        return Difference(delta, None, "no spread")  # zero-wide intervals: nothing to test against
     return Difference(delta, None, "")
 
 
+def tested(runs: list[Run]) -> dict[tuple[str, int], Difference]:
+    """Every metric's difference of each later run from run 1, by (key, run number), p-values Holm-adjusted
+    over all of them."""
+    found = {}
+    for key in metric_keys(runs):
+        for number, run in enumerate(runs[1:], 2):
+            diff = difference(runs[0].report["metrics"].get(key), run.report["metrics"].get(key))
+            if diff is not None:
+                found[key, number] = diff
+    with_p = [where for where, diff in found.items() if diff.p is not None]
+    for where, p in zip(with_p, holm([found[where].p for where in with_p])):
+        found[where] = Difference(found[where].delta, p, found[where].test)
+    return found
+
+
 def paired(runs: list[Run]) -> list[tuple[int, dict[str, Any]]]:
-    """For each later run sharing scored items with run 1: (its number, benchmark -> McNemar test on the pairs)."""
+    """For each later run sharing scored items with run 1: (its number, benchmark -> McNemar test on the pairs,
+    its p Holm-adjusted over the benchmarks, None below MIN_N paired items)."""
     first = runs[0]
     found = []
     for number, run in enumerate(runs[1:], 2):
         if first.report["items"] and run.report["items"]:
             tests = baseline.compare(run.report["items"], first.report, first.path)["tests"]
-            tests = {name: test for name, test in tests.items() if test["paired"]}
+            tests = {name: dict(test) for name, test in tests.items() if test["paired"]}
+            enough = [name for name, test in tests.items() if test["paired"] >= MIN_N]
+            adjusted = dict(zip(enough, holm([tests[name]["p"] for name in enough])))
+            for name, test in tests.items():
+                test["p"] = adjusted.get(name)
             if tests:
                 found.append((number, tests))
     return found
@@ -103,14 +135,19 @@ def paired(runs: list[Run]) -> list[tuple[int, dict[str, Any]]]:
 def paired_lines(runs: list[Run]) -> list[str]:
     lines = []
     for number, tests in paired(runs):
-        lines += ["", f"paired items, [{number}] against [1] (McNemar's exact test on the items scored in both):"]
+        lines += ["", (f"paired items, [{number}] against [1] (McNemar's exact test on the items scored in both, "
+                      f"Holm-adjusted over the benchmarks; none below {MIN_N} paired items):")]
         width = max(len(name) for name in tests)
         for name, test in tests.items():
-            p = test["p"]
             lines.append(f"  {name:{width}}  {test['paired']:>6} paired  {test['newly_failing']:>5} newly failing  "
-                         f"{test['newly_passing']:>5} newly passing  p {'<0.001' if p < 0.001 else f'{p:.3f}'}"
-                         + (" *" if p < SIGNIFICANT else ""))
+                         f"{test['newly_passing']:>5} newly passing  p {fmt_paired_p(test['p'])}")
     return lines
+
+
+def fmt_paired_p(p: float | None) -> str:
+    if p is None:
+        return "- (n too small)"
+    return ("<0.001" if p < 0.001 else f"{p:.3f}") + (" *" if p < SIGNIFICANT else "")
 
 
 def two_proportion_p(x1: int, n1: int, x2: int, n2: int) -> float:
@@ -131,6 +168,8 @@ def fmt_delta(delta: float, metric: dict[str, Any] | None) -> str:
 
 
 def fmt_p(diff: Difference | None) -> str:
+    if diff is not None and diff.test == "n too small":
+        return "n<" + str(MIN_N)
     if diff is None or diff.p is None:
         return "-"
     text = "<0.001" if diff.p < 0.001 else f"{diff.p:.3f}"
@@ -140,8 +179,10 @@ def fmt_p(diff: Difference | None) -> str:
 def text(runs: list[Run]) -> str:
     """The terminal table: one row per metric, per run its value and interval, then each difference from run 1."""
     keys = metric_keys(runs)
+    diffs = tested(runs)
     lines = ["pytest-trust report compare: " + "  vs  ".join(f"[{i}] {run.label}" for i, run in enumerate(runs, 1)),
-             f"significance of each run's difference from [1]: {TESTS}; * p < {SIGNIFICANT}",
+             (f"significance of each run's difference from [1]: {TESTS}; p adjusted by {CORRECTION}; "
+             f"* adjusted p < {SIGNIFICANT}"),
              "metrics are compared as independent samples; items both runs scored are paired below", ""]
     width = max(len(key) for key in keys) if keys else 10
     header = f"{'metric':{width}}" + "".join(f"  {f'[{i}] value  95% interval':32}" for i in range(1, len(runs) + 1))
@@ -152,15 +193,14 @@ def text(runs: list[Run]) -> str:
         row = f"{key:{width}}"
         for metric in metrics:
             row += f"  {(fmt_value(metric) + ' ' + fmt_interval(metric)) if metric else 'not in this run':32}"
-        for metric in metrics[1:]:
-            diff = difference(metrics[0], metric)
+        for number, metric in enumerate(metrics[1:], 2):
+            diff = diffs.get((key, number))
             row += (f"  {fmt_delta(diff.delta, metric):>12} {fmt_p(diff):>8}" if diff else f"  {'-':>12} {'-':>8}")
         lines.append(row.rstrip())
-    significant = sum(1 for key in keys for run in runs[1:]
-                      if (d := difference(runs[0].report["metrics"].get(key), run.report["metrics"].get(key)))
-                      and d.p is not None and d.p < SIGNIFICANT)
-    lines += ["", (f"{len(keys)} metrics; {significant} differences from [1] with p < {SIGNIFICANT} "
-                  f"(about {SIGNIFICANT:.0%} of the tested ones are expected by chance alone)")]
+    count = sum(1 for d in diffs.values() if d.p is not None)
+    significant = sum(1 for d in diffs.values() if d.p is not None and d.p < SIGNIFICANT)
+    lines += ["", (f"{len(keys)} metrics; {significant} differences from [1] with Holm-adjusted p < {SIGNIFICANT} "
+                  f"of {count} tested (the chance of any of them by chance alone is at most {SIGNIFICANT:.0%})")]
     lines += paired_lines(runs)
     return "\n".join(lines) + "\n"
 
@@ -198,12 +238,13 @@ def render_html(runs: list[Run]) -> str:
     head = "".join(f"<th>[{i}] {e(run.label)}</th>" for i, run in enumerate(runs, 1))
     head += "".join(f"<th>[{i}]-[1]</th><th>p</th>" for i in range(2, len(runs) + 1))
     rows = []
+    diffs = tested(runs)
     for key in keys:
         metrics = [run.report["metrics"].get(key) for run in runs]
         cells = "".join(f"<td>{e(fmt_value(m))} <span class=i>{e(fmt_interval(m))}</span></td>" if m
                         else "<td class=i>not in this run</td>" for m in metrics)
-        for metric in metrics[1:]:
-            diff = difference(metrics[0], metric)
+        for number, metric in enumerate(metrics[1:], 2):
+            diff = diffs.get((key, number))
             significant = diff is not None and diff.p is not None and diff.p < SIGNIFICANT
             cells += (f"<td>{e(fmt_delta(diff.delta, metric))}</td><td{' class=sig' if significant else ''}>"
                       f"{e(fmt_p(diff))}{' (' + e(diff.test) + ')' if diff.test else ''}</td>"
@@ -211,9 +252,10 @@ def render_html(runs: list[Run]) -> str:
         rows.append(f"<tr><td><code>{e(key)}</code></td>{cells}</tr>")
     pairs = "".join(
         f"<h2>Paired items, [{number}] against [1]</h2><table><thead><tr><th>benchmark</th><th>paired</th>"
-        "<th>newly failing</th><th>newly passing</th><th>McNemar p</th></tr></thead><tbody>"
+        "<th>newly failing</th><th>newly passing</th><th>McNemar p (Holm)</th></tr></thead><tbody>"
         + "".join(f"<tr><td>{e(name)}</td><td>{t['paired']}</td><td>{t['newly_failing']}</td><td>{t['newly_passing']}"
-                  f"</td><td{' class=sig' if t['p'] < SIGNIFICANT else ''}>{t['p']:.3g}</td></tr>"
+                  f"</td><td{' class=sig' if t['p'] is not None and t['p'] < SIGNIFICANT else ''}>"
+                  f"{'n too small' if t['p'] is None else format(t['p'], '.3g')}</td></tr>"
                   for name, t in tests.items()) + "</tbody></table>" for number, tests in paired(runs))
     files = "".join(f"<li>[{i}] {e(run.label)}: {e(str(run.path))}, {e(str((run.report.get('run') or {}).get('started') or ''))}"
                     f"</li>" for i, run in enumerate(runs, 1))
@@ -222,7 +264,8 @@ def render_html(runs: list[Run]) -> str:
             "td,th{padding:3px 10px;border-bottom:1px solid #eceef2;text-align:left}th{background:#f2f4f7}"
             ".i{color:#78818f;font-size:12px}.sig{background:#fde2e1;font-weight:600}</style>"
             f"<script>{get_plotlyjs()}</script></head><body><h1>pytest-trust: runs compared</h1><ul>{files}</ul>"
-            f"<p>Significance of each run's difference from [1]: {e(TESTS)}; highlighted: p &lt; {SIGNIFICANT}. "
+            f"<p>Significance of each run's difference from [1]: {e(TESTS)}; p adjusted by {e(CORRECTION)}; "
+            f"highlighted: adjusted p &lt; {SIGNIFICANT}. "
             "Metrics are compared as independent samples; items both runs scored are paired below the table.</p>"
             f"<section id=\"figure\">{figure}</section><section id=\"metrics\"><table><thead><tr><th>metric</th>{head}"
             f"</tr></thead><tbody>{''.join(rows)}</tbody></table>{pairs}</section></body></html>\n")

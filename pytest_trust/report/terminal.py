@@ -19,7 +19,7 @@ from typing import Any
 
 from ..benchmarks import BENCHMARKS
 from ..gates import family
-from ..metrics import Metric
+from ..metrics import Metric, no_interval
 
 HEADLINE_DEPTH = 3  # one benchmark's rows, or a benchmark not installed here: keys like rules.basic.harmless
 ACCOUNT_LINES = 40  # a longer account of failing items folds to one line per benchmark (-v unfolds it)
@@ -56,6 +56,8 @@ def format_metric(metric: Metric) -> str:
         low, high = ((f"{metric.low:6.4f}", f"{metric.high:6.4f}") if metric.kind == "value"
                      else (f"{metric.low:6.1%}", f"{metric.high:6.1%}"))
         interval = f"[{low}, {high}]"
+    else:
+        interval = no_interval(metric.why)
     text = f"{format_value(metric):>7}  {interval:18}  n={metric.n}"
     return text + ("  partial" if metric.partial else "")
 

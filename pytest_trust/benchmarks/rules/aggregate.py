@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from ...items import Result
-from ...metrics import Metric, pass_rate
+from ...metrics import Metric, bootstrapped, pass_rate
 from ...stats import bootstrap_mean_of_rates
 from .cases import BUCKETS, HARMLESS, HELPFUL, REDTEAM_CATEGORIES, SUITES
 
@@ -47,8 +47,8 @@ def aggregate(results: Iterable[Result]) -> dict[str, Metric]:
         groups = [tuple(counts[f"rules.{s}.{b}"]) for s, b in buckets if f"rules.{s}.{b}" in counts]
         if len(groups) == len(buckets):  # a partial mean is not the published score: leave it out
             value = sum(p / n for p, n in groups) / len(groups)
-            low, high = interval = bootstrap_mean_of_rates(groups)
-            metrics[key] = Metric(value, low, high, sum(n for _, n in groups), kind="mean", draws=interval.draws)
+            metrics[key] = bootstrapped(value, bootstrap_mean_of_rates(groups).draws, sum(n for _, n in groups),
+                                        units=min(n for _, n in groups))
     return metrics
 
 

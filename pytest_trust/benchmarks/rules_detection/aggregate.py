@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from ...items import Result
-from ...metrics import Metric, bootstrapped, pass_rate
+from ...metrics import Metric, pass_rate, resampled
 from ...stats import resampled_sums
 from .items import BEHAVIORS, NAME
 
@@ -89,7 +89,7 @@ def _metrics(prefix: str, table: np.ndarray, counts_prefix: str | None = None) -
         draws = _resampled_outcomes(table, prefix)
         with np.errstate(invalid="ignore", divide="ignore"):  # a resample of true negatives only: NaN, left out
             f1_draws = 2 * draws[:, 0] / (2 * draws[:, 0] + draws[:, 1] + draws[:, 2])
-        metrics[f"{prefix}.f1"] = bootstrapped(2 * tp / (2 * tp + fp + fn), f1_draws, n)
+        metrics[f"{prefix}.f1"] = resampled(2 * tp / (2 * tp + fp + fn), f1_draws, n)
     # upstream's counts, a pass positive: its TP is our TN, its FP a missed violation (our FN), and so on
     for name, count in (("tp", tn), ("tn", tp), ("fp", fn), ("fn", fp)):
         metrics[f"{counts_prefix or prefix}.pass_positive.{name}"] = Metric(float(count), n=n, kind="value")

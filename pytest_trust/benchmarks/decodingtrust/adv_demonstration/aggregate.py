@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ....items import Result
-from ....metrics import Metric, pass_rate
+from ....metrics import Metric, bootstrapped, pass_rate
 from ....stats import Interval, bootstrap_weighted_rates
 from .scenarios import ATTACKS, BIASES, COUNTERFACTUAL_TASKS, HEURISTICS, NAME, SCENARIOS, SETUPS
 
@@ -119,9 +119,8 @@ def metric(linear: Linear) -> Metric:
     n = sum(t[2] for t in linear.terms)
     if linear.offset == 0 and len(linear.terms) == 1 and linear.terms[0][0] == 1:
         rate = pass_rate(linear.terms[0][1], n)
-        return Metric(rate.value, rate.low, rate.high, n, "rate", partial)
-    low, high = interval = bootstrap(linear)
-    return Metric(linear.value, low, high, n, "mean", partial, draws=interval.draws)
+        return Metric(rate.value, rate.low, rate.high, n, "rate", partial, why=rate.why)
+    return bootstrapped(linear.value, bootstrap(linear).draws, n, partial, units=min(t[2] for t in linear.terms))
 
 
 def bootstrap(linear: Linear) -> Interval:

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from ....items import Result
-from ....metrics import Metric, pass_rate
+from ....metrics import Metric, bootstrapped, pass_rate
 from ....stats import bootstrap_mean_of_rates
 from .items import BASES, NAME, PLUSPLUS_TASKS
 from .prompts import TASKS
@@ -85,6 +85,6 @@ def _mean_over_rows(rows: dict[tuple[str, str], list[int]], wanted: Sequence[tup
         return None
     missing = [f"{data_set}-{task}" for data_set, task in wanted if (data_set, task) not in rows]
     value = sum(hits / n for hits, n in groups) / len(groups)
-    low, high = interval = bootstrap_mean_of_rates(groups)
     partial = f"not run: {', '.join(missing)}" if missing else None
-    return Metric(value, low, high, sum(n for _, n in groups), kind="mean", partial=partial, draws=interval.draws)
+    return bootstrapped(value, bootstrap_mean_of_rates(groups).draws, sum(n for _, n in groups), partial,
+                        units=min(n for _, n in groups))

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ....items import Result
-from ....metrics import Metric, pass_rate
+from ....metrics import Metric, bootstrapped, pass_rate
 from ....stats import bootstrap_mean_of_rates, bootstrap_weighted_rates
 from .prompts import IMMORAL_WORDS
 from .settings import COMMONSENSE_TRAIN, FEW_SHOT, VARIANTS, Setting
@@ -127,8 +127,8 @@ def _lacking(missing: list[str]) -> str | None:
 
 def _mean_of_rates(parts: list[Part], partial: str | None) -> Metric:
     value = sum(p.rate for p in parts) / len(parts)
-    low, high = interval = bootstrap_mean_of_rates([(p.successes, p.n) for p in parts])
-    return Metric(value, low, high, sum(p.n for p in parts), kind="mean", partial=partial, draws=interval.draws)
+    draws = bootstrap_mean_of_rates([(p.successes, p.n) for p in parts]).draws
+    return bootstrapped(value, draws, sum(p.n for p in parts), partial, units=min(p.n for p in parts))
 
 
 def _score(counts: dict) -> dict[str, Metric]:
@@ -166,9 +166,9 @@ def _score(counts: dict) -> dict[str, Metric]:
 
 def _weighted_mean(components: list[list[Part]], partial: str | None) -> Metric:
     """The unweighted mean of components, each itself a weighted mean of rates, with a seeded bootstrap
-    interval (each rate's count redrawn from its binomial, as stats.bootstrap_mean_of_rates does)."""
+    interval (each rate drawn from its Jeffreys posterior, as stats.bootstrap_mean_of_rates does)."""
     parts = [Part(p.successes, p.n, p.weight / len(components)) for component in components for p in component]
     value = sum(p.weight * p.rate for p in parts)
-    low, high = interval = bootstrap_weighted_rates([(p.weight, p.successes, p.n) for p in parts])
-    return Metric(value, low, high, sum(p.n for p in parts), kind="mean", partial=partial, draws=interval.draws)
+    draws = bootstrap_weighted_rates([(p.weight, p.successes, p.n) for p in parts]).draws
+    return bootstrapped(value, draws, sum(p.n for p in parts), partial, units=min(p.n for p in parts))
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ....items import Result
-from ....metrics import Metric, pass_rate
+from ....metrics import Metric, bootstrapped, pass_rate
 from ....stats import bootstrap_mean_of_rates, bootstrap_weighted_rates
 from .items import NAME
 from .runs import PARTS, RUNS, SCORED_RUNS, Run
@@ -83,10 +83,10 @@ def aggregate(results: Iterable[Result]) -> dict[str, Metric]:
         metrics[f"{NAME}.score"] = score
     ran = [name for name in SCORED if name in tallies]
     if ran:
-        low, high = interval = bootstrap_mean_of_rates([(tallies[n].refused, tallies[n].n) for n in ran])
-        metrics[f"{NAME}.rr"] = Metric(sum(tallies[n].rr for n in ran) / len(ran), low, high,
-                                       sum(tallies[n].n for n in ran), kind="mean",
-                                       partial=_missing(SCORED, tallies, "scored runs"), draws=interval.draws)
+        draws = bootstrap_mean_of_rates([(tallies[n].refused, tallies[n].n) for n in ran]).draws
+        metrics[f"{NAME}.rr"] = bootstrapped(sum(tallies[n].rr for n in ran) / len(ran), draws,
+                                             sum(tallies[n].n for n in ran), _missing(SCORED, tallies, "scored runs"),
+                                             units=min(tallies[n].n for n in ran))
     return metrics
 
 
@@ -103,9 +103,9 @@ def _part(part: str, tallies: dict[str, Tally]) -> Metric | None:
     ran = [name for name in SCORED_RUNS[part] if name in tallies]
     if not ran:
         return None
-    low, high = interval = bootstrap_mean_of_rates([(_successes(part, tallies[n]), tallies[n].n) for n in ran])
-    return Metric(sum(_value(part, tallies[n]) for n in ran) / len(ran), low, high, sum(tallies[n].n for n in ran),
-                  kind="mean", partial=_missing(SCORED_RUNS[part], tallies, "runs"), draws=interval.draws)
+    draws = bootstrap_mean_of_rates([(_successes(part, tallies[n]), tallies[n].n) for n in ran]).draws
+    return bootstrapped(sum(_value(part, tallies[n]) for n in ran) / len(ran), draws, sum(tallies[n].n for n in ran),
+                        _missing(SCORED_RUNS[part], tallies, "runs"), units=min(tallies[n].n for n in ran))
 
 
 def _score(parts: dict[str, Metric | None], tallies: dict[str, Tally]) -> Metric | None:
@@ -117,11 +117,11 @@ def _score(parts: dict[str, Metric | None], tallies: dict[str, Tally]) -> Metric
         ran = [name for name in SCORED_RUNS[part] if name in tallies]
         groups += [(_successes(part, tallies[n]), tallies[n].n) for n in ran]
         weights += [1 / (len(present) * len(ran))] * len(ran)
-    low, high = interval = bootstrap_weighted_rates([(w, s, n) for (s, n), w in zip(groups, weights)])
+    draws = bootstrap_weighted_rates([(w, s, n) for (s, n), w in zip(groups, weights)]).draws
     missing = [f"part {part} did not run" for part in PARTS if part not in present]
     missing += [f"{part}: {parts[part].partial}" for part in present if parts[part].partial]
-    return Metric(sum(parts[part].value for part in present) / len(present), low, high,
-                  sum(n for _, n in groups), kind="mean", partial="; ".join(missing) or None, draws=interval.draws)
+    return bootstrapped(sum(parts[part].value for part in present) / len(present), draws,
+                        sum(n for _, n in groups), "; ".join(missing) or None, units=min(n for _, n in groups))
 
 
 def _missing(names: list[str], tallies: dict[str, Tally], what: str) -> str | None:

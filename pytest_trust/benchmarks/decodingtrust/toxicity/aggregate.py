@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ....items import Result
-from ....metrics import Metric, bootstrapped, pass_rate
+from ....metrics import Metric, pass_rate, resampled
 from ....scorers import SCORERS, slug
 from ....stats import resampled_max, resampled_sums
 from .items import NAME
@@ -81,8 +81,8 @@ def aggregate(results: Iterable[Result]) -> dict[str, Metric]:
     metrics: dict[str, Metric] = {}
     for (set_name, template, study), tally in tallies.items():
         key = prefix(set_name, template, study)
-        metrics[f"{key}.emt"] = bootstrapped(sum(tally.maxima) / len(tally.maxima), scenario_draws(key, tally)[0],
-                                             len(tally.maxima))
+        metrics[f"{key}.emt"] = resampled(sum(tally.maxima) / len(tally.maxima), scenario_draws(key, tally)[0],
+                                          len(tally.maxima))
         metrics[f"{key}.toxicity_probability"] = pass_rate(tally.toxic_prompts, len(tally.maxima))
         metrics[f"{key}.refusal_rate"] = pass_rate(tally.rejected, tally.samples)
     ran = [(s, t) for s, t in MAIN if (s, t, False) in tallies]
@@ -116,6 +116,7 @@ def overall(tallies: dict[tuple[str, int], Tally], scorers: dict[str, int]) -> d
     score = 1 - sum(emts) / len(emts)
     draws = [scenario_draws(prefix(s, t, False), tally) for (s, t), tally in tallies.items()]
     prompts = sum(len(t.maxima) for t in tallies.values())
+    smallest = min(len(t.maxima) for t in tallies.values())  # a scenario's prompts: the stratum resampled
     missing = [f"{s}-template-{t}" for s, t in MAIN if (s, t) not in tallies]
     problems = []
     if missing:
@@ -126,8 +127,9 @@ def overall(tallies: dict[tuple[str, int], Tally], scorers: dict[str, int]) -> d
     partial = "; ".join(problems) or None
     rates = [(t.rejected, t.samples) for t in tallies.values()]
     return {
-        f"{NAME}.score": bootstrapped(score, 1 - sum(emt for emt, _ in draws) / len(draws), prompts, partial),
-        f"{NAME}.refusal_rate": bootstrapped(sum(r / n for r, n in rates) / len(rates),
-                                             sum(refused for _, refused in draws) / len(draws),
-                                             sum(n for _, n in rates), partial),
+        f"{NAME}.score": resampled(score, 1 - sum(emt for emt, _ in draws) / len(draws), prompts, partial,
+                                   units=smallest),
+        f"{NAME}.refusal_rate": resampled(sum(r / n for r, n in rates) / len(rates),
+                                          sum(refused for _, refused in draws) / len(draws),
+                                          sum(n for _, n in rates), partial, units=smallest),
     }
