@@ -14,7 +14,6 @@ No pytest.ini and no suite modules (docs/decisions.md, "Collection"): the comman
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import shlex
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from . import hookspecs
-from .benchmarks import BENCHMARKS, SUITES
+from .benchmarks import BENCHMARKS, SUITES, suites_named
 from .errors import UsageProblem
 from .options import PROFILES
 
@@ -69,19 +68,9 @@ class Plan:
 def resolve(names: list[str] | None, model: str | None, base_url: str | None, profile: str | None,
             directory: Path) -> Plan:
     """The plan for these options; UsageProblem (one line) for a name the registry does not know."""
-    chosen: list[str] = []  # suite names
-    for name in names or []:
-        if name in BENCHMARKS:
-            chosen += [s.name for s in BENCHMARKS[name].suites]
-        elif name in SUITES:
-            chosen.append(name)
-        else:
-            known = sorted({*BENCHMARKS, *SUITES})
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = f"did you mean {close[0]}? " if close else ""
-            raise UsageProblem(f"init: --benchmark {name}: no such benchmark; {hint}registered: {', '.join(known)}")
-    everything = not names
-    suites = [s for s in SUITES if everything or s in chosen]
+    chosen = suites_named(names, "init: --benchmark")
+    everything = chosen is None
+    suites = list(SUITES) if chosen is None else chosen
     benchmarks = [b for b in BENCHMARKS if any(SUITES[s].benchmark == b for s in suites)]
     if profile is not None and profile not in PROFILES:
         raise UsageProblem(f"init: --profile {profile}: expected one of {', '.join(PROFILES)}")
