@@ -177,7 +177,8 @@ class RunConfig:
         benchmarks' protocols send none)."""
         deviations = {k: v for k, v in self.settings.items() if k in SETTINGS and SETTINGS[k].default != v}
         if self.system_prompt is not None:
-            deviations["system_prompt"] = self.system_prompt.describe()
+            deviations["system_prompt" if self.system_prompt.prompt_only else "deployment"] = \
+                self.system_prompt.describe()
         return deviations
 
     @classmethod

@@ -33,6 +33,9 @@ DATA_CACHE = "~/.cache/pytest-trust"
 
 # Example bodies of hooks, by name; a hook without one gets a plain ``...``.
 HOOK_EXAMPLES = {
+    "pytest_trust_deployment": ['return {"system_prompt": open("deploy/system_prompt.txt", encoding="utf-8").read(),',
+                                '        "user_template": "A customer writes:\\n{user}",  # each user turn goes at {user}',
+                                '        "preamble": [{"role": "assistant", "content": "Hi! How can I help?"}]}'],
     "pytest_trust_system_prompt": ["from myapp.prompts import build_system_prompt  # your code",
                                    'return build_system_prompt(locale="en")  # a str, or None for no system prompt'],
 }
