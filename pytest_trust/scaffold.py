@@ -125,6 +125,12 @@ def next_commands(plan: Plan) -> list[tuple[str, str]]:
     ]
 
 
+def fetch_command(plan: Plan) -> str:
+    """`pytest-trust data fetch` for the chosen benchmarks (all of them: no --benchmark)."""
+    chosen = [] if plan.everything else [arg for name in plan.benchmarks for arg in ("--benchmark", name)]
+    return shlex.join(["pytest-trust", "data", "fetch", *chosen])
+
+
 def conftest() -> str:
     lines = [
         '"""pytest-trust hooks of this project (written by `pytest-trust init`; edit freely).',
@@ -218,6 +224,7 @@ def workflow_yaml(plan: Plan) -> str:
         f"          path: {DATA_CACHE}\n"
         "          key: pytest-trust-${{ runner.os }}-${{ hashFiles('.github/workflows/trust.yml') }}\n"
         "          restore-keys: pytest-trust-${{ runner.os }}-\n"
+        f"      - run: {fetch_command(plan)}    # the pinned files, sha256-checked; from the cache once cached\n"
     )
     base_url = f"      OPENAI_BASE_URL: {plan.base_url}\n" if plan.base_url else ""
     shard = "${{ matrix.shard }}"
