@@ -204,8 +204,10 @@ class Drill:
         check(first in done.stdout, "the summary names none of the newly failing items")
         blocked = any(g["status"] in ("FAIL", "INCONCLUSIVE", "NOT COMPUTED") for g in report["gates"])
         check(done.returncode == (1 if blocked else 0), f"exited {done.returncode} with gates {report['gates']}")
+        failed = [g["key"] for g in report["gates"] if g["status"] == "FAIL"]
         return (f"rules.regression {gate['status']}: {len(failing)} newly failing, {len(passing)} newly passing, "
-                f"McNemar p = {p:.3g}" + (f" (named: {first})" if listed else "") + f"; exit {done.returncode}")
+                f"McNemar p = {p:.3g}" + (f" (named: {first})" if listed else "")
+                + (f"; failing gates: {', '.join(failed)}" if failed else "") + f"; exit {done.returncode}")
 
     def bless(self) -> str:
         done = self.run(self.commands[2])  # as init printed it: the first run's report, trust.json
