@@ -6,13 +6,13 @@ import argparse
 import os
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
 from . import scaffold
 from .attacks import command as attack_command
-from .data import DataStore
+from .data import location
 from .errors import TrustError, UsageProblem
 from .importers import decodingtrust
 from .options import PROFILES
@@ -20,6 +20,7 @@ from .recording.audit import audit
 from .recording.cassettes import model_dir, read_cassette
 from .recording.journal import merge_journals
 
+BENCHMARK_HELP = "a registered benchmark or suite (repeatable; default: every registered suite)"
 BROKEN_PIPE = 141  # 128 + SIGPIPE: the status of a tool whose reader went away (`pytest-trust list ... | head`)
 
 
@@ -55,8 +56,7 @@ def _main(argv: list[str] | None) -> int:
                           help="a model the source recorded, by snapshot id or the source's alias (gpt-4-0314, gpt4; "
                                "vicuna-7b-v1.3, vicuna: the six open models' stereotype runs)")
     importer.add_argument("--cassettes", default="cassettes", type=Path, help="cassette root (default: cassettes)")
-    importer.add_argument("--data", type=Path, default=os.environ.get("PYTEST_TRUST_DATA"),
-                          help="benchmark data mirror (default: $PYTEST_TRUST_DATA)")
+    importer.add_argument("--data", type=Path, metavar="DIR", help=location.OPTION_HELP)
     importer.add_argument("--only", action="append", choices=decodingtrust.PERSPECTIVES, metavar="PERSPECTIVE",
                           help="import only this perspective (repeatable; default: every perspective)")
     auditor = sub.add_parser(
@@ -95,6 +95,18 @@ def _main(argv: list[str] | None) -> int:
                         help="for local work: merge even with a shard missing, and gates that cannot be computed "
                              "from what ran do not fail (as --trust-partial)")
     attackers = attack_command.add_parsers(sub)
+    data = sub.add_parser("data", help="the benchmarks' pinned upstream files")
+    data_sub = data.add_subparsers(dest="data_command", required=True, metavar="fetch")
+    fetcher = data_sub.add_parser(
+        "fetch", help="download the pinned files of the chosen benchmarks into the cache, verified",
+        description="Put every pinned upstream file the chosen benchmarks read into the cache "
+                    "(~/.cache/pytest-trust/data, $XDG_CACHE_HOME respected), each checked against its sha256, so "
+                    "later runs read no network; say how many files and bytes. Files come from the mirror (--data, "
+                    "$PYTEST_TRUST_DATA, the trust_data ini option) when it holds them, else from the cache, else "
+                    "from the pinned commit on GitHub ($PYTEST_TRUST_DATA_URL: another server laid out the same way). "
+                    "Exit status 0; 2 when a file cannot be had or a name is wrong.")
+    fetcher.add_argument("--benchmark", action="append", metavar="NAME", help=BENCHMARK_HELP)
+    fetcher.add_argument("--data", type=Path, metavar="DIR", help=location.OPTION_HELP)
     initer = sub.add_parser(
         "init", help="write what a project needs to run, record and gate the benchmarks, CI workflow included",
         description="Write into DIR: conftest.py (the hooks a deployment implements, commented), thresholds.yaml "
@@ -103,8 +115,7 @@ def _main(argv: list[str] | None) -> int:
                     "blocked; record by hand, sharded). An existing file is never overwritten. The benchmarks "
                     "run from the installed package: pytest --pyargs pytest_trust.suites. Exit status 0; 2 for "
                     "a usage error.")
-    initer.add_argument("--benchmark", action="append", metavar="NAME",
-                        help="a registered benchmark or suite (repeatable; default: every registered suite)")
+    initer.add_argument("--benchmark", action="append", metavar="NAME", help=BENCHMARK_HELP)
     initer.add_argument("--model", help=f"the model recorded and replayed (default: {scaffold.DEFAULT_MODEL})")
     initer.add_argument("--base-url", metavar="URL",
                         help="OpenAI-compatible endpoint to record from (default: the client's, $OPENAI_BASE_URL)")
@@ -133,14 +144,16 @@ def _main(argv: list[str] | None) -> int:
     if argv[:1] in (["report"], ["attack"]):  # their usage errors are one line and exit 4, as pytest's are
         for command in (parser, reports, comparer, merger, *attackers):
             command.error = _usage_error(command.prog)  # type: ignore[method-assign]
-    if argv[:1] in (["init"], ["thresholds"]):  # one line and exit 2, as the other commands' mistakes
-        for command in (parser, initer, thresholds, blesser):
+    if argv[:1] in (["init"], ["thresholds"], ["data"]):  # one line and exit 2, as the other commands' mistakes
+        for command in (parser, initer, thresholds, blesser, data, fetcher):
             command.error = _usage_error(command.prog, 2)  # type: ignore[method-assign]
     args = parser.parse_args(argv)
     if args.command == "init":
         return _init(args)
     if args.command == "thresholds":
         return _bless(args)
+    if args.command == "data":
+        return _fetch(args)
     if args.command == "report":
         return _report(args)
     if args.command == "attack":
@@ -309,9 +322,26 @@ def _bless(args: argparse.Namespace) -> int:
     return 0
 
 
-def _import(args: argparse.Namespace) -> int:
-    data = DataStore(Path(args.data) if args.data else None)
+def _fetch(args: argparse.Namespace) -> int:
+    """`pytest-trust data fetch`: the chosen benchmarks' pinned files into the cache, and how many and how much."""
+    from .benchmarks import suites_named
+    from .fetch import fetch
+
     try:
+        suites = suites_named(args.benchmark, "--benchmark")
+        report = fetch(suites, location.locate_for_command("--data", args.data),
+                       progress=lambda line: print(line, file=sys.stderr, flush=True))
+    except TrustError as err:
+        print(f"pytest-trust data fetch: {err}", file=sys.stderr)
+        return 2
+    for line in report.lines():
+        print(line)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    try:
+        data = location.command_store("--data", args.data)
         report = decodingtrust.import_model(data, args.model, args.cassettes, args.only or decodingtrust.PERSPECTIVES,
                                             progress=lambda line: print(line, file=sys.stderr))
     except TrustError as err:
@@ -321,9 +351,16 @@ def _import(args: argparse.Namespace) -> int:
         print(line)
     total = sum(s.imported for s in report.scenarios.values())
     print(f"{total} items imported into {model_dir(args.cassettes, report.model)} ({len(report.files)} files); "
-          f"replay with: pytest suites/ --model {shlex.quote(report.model)}"
-          + (f" --trust-cassettes {shlex.quote(str(args.cassettes))}" if str(args.cassettes) != "cassettes" else ""))
+          f"replay with: {_replay_command(report.model, args.only or decodingtrust.PERSPECTIVES, args.cassettes)}")
     return 0
+
+
+def _replay_command(model: str, perspectives: Sequence[str], cassettes: Path) -> str:
+    """The command that replays an import from any folder: the packaged suites, only the imported perspectives."""
+    args = ["pytest", "--pyargs", "pytest_trust.suites", "-m", " or ".join(perspectives), f"--model={model}"]
+    if str(cassettes) != "cassettes":
+        args.append(f"--trust-cassettes={cassettes}")
+    return shlex.join(args)
 
 
 def _audit(paths: list[Path]) -> int:

@@ -15,3 +15,16 @@ def pytest_trust_system_prompt(config: pytest.Config) -> str | None:
     asked. ``--trust-system-prompt FILE`` wins: with it the hook is not called. The rule that puts the
     prompt in front of each benchmark's messages is in pytest_trust/system_prompt.py and docs/decisions.md.
     """
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_trust_deployment(config: pytest.Config) -> dict | None:
+    """How the deployment shapes every request before it is sent; None for as the benchmarks send them.
+
+    A dict of any of: "system_prompt" (a str, put first as --trust-system-prompt's text is), "user_template"
+    (a str holding {user} once: each user turn's text goes there), "preamble" (a list of messages, each
+    {"role": "system"|"user"|"assistant", "content": str}, after the benchmark's system message). Recordings
+    go to cassettes/<model>+deploy-<sha256[:12]>/, the digest of what this returned (a system prompt alone:
+    +prompt-, as from a file). Called once per run on the controller; --trust-system-prompt FILE replaces
+    its system_prompt, and its system_prompt wins over pytest_trust_system_prompt.
+    """

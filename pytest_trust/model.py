@@ -32,7 +32,7 @@ from .recording.pacing import Pace
 from .recording.spread import Spread
 from .recording.transport import INVALID_ANSWER_HEADER
 from .redact import known, redact
-from .system_prompt import apply as apply_system_prompt
+from .system_prompt import SystemPrompt
 
 REPLAY_BASE_URL = "http://replay.invalid/v1"  # replay never connects; the host only fills the URL
 BREAKER = 3  # calls failing in a row (each after its retries) that stop a recording run
@@ -81,10 +81,10 @@ class Endpoint:
 
 class Model:
     def __init__(self, name: str, client: openai.OpenAI, transport: TrustTransport, where: str = "",
-                 system_prompt: str | None = None, secrets: tuple[str, ...] = ()) -> None:
+                 deployment: SystemPrompt | None = None, secrets: tuple[str, ...] = ()) -> None:
         self.name = name
         self.secrets = secrets  # the run's credentials, redacted from failure messages
-        self.system_prompt = system_prompt  # the deployment's, put in front of every request (system_prompt.py)
+        self.deployment = deployment  # the deployment's prompt (and template, preamble) on every request
         self.client = client
         self.transport = transport
         self.where = where  # the endpoint as messages name it
@@ -106,9 +106,9 @@ class Model:
 
     @classmethod
     def connect(cls, name: str, recorder: Recorder, endpoint: Endpoint, batch: BatchQueue | None = None,
-                system_prompt: str | None = None) -> Model:
+                deployment: SystemPrompt | None = None) -> Model:
         """The session's client; with ``batch``, missing answers are queued for a batch, never sent; with
-        ``system_prompt``, every request carries the deployment's prompt first."""
+        ``deployment``, every request is shaped as the deployment sends it (system_prompt.py)."""
         recording = recorder.mode.can_record
         if recording and not endpoint.base_url:
             raise ModelError("recording needs an endpoint: pass --trust-base-url URL or set OPENAI_BASE_URL")
@@ -129,7 +129,7 @@ class Model:
         )
         where = f"{endpoint.shown}/chat/completions" if recording else ""
         secrets = known(endpoint.base_url, *endpoint.others) if recording else ()
-        return cls(name, client, transport, where, system_prompt, secrets)
+        return cls(name, client, transport, where, deployment, secrets)
 
     def chat(self, messages: Sequence[Message], **decoding: Any) -> Answer:
         return self._create(messages, decoding)[0]
@@ -155,8 +155,8 @@ class Model:
         # The body goes to the client's own POST as it is: ``chat.completions.create`` would first walk
         # every message through its TypedDict transform, which costs ~7.5 ms per 34-message request and
         # changes nothing in plain JSON messages. Auth, retries, timeouts and errors are the client's.
-        if self.system_prompt is not None:
-            messages = apply_system_prompt(messages, self.system_prompt)
+        if self.deployment is not None:
+            messages = self.deployment.apply(messages)
         body = {"model": self.name, "messages": list(messages), **decoding}
         content = self.transport.replay_content(body)  # replay: serialized once, in the form its digest hashes
         try:

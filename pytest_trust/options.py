@@ -15,6 +15,8 @@ import pytest
 
 from . import scorers
 from .benchmarks import SETTINGS, Setting
+from .data.location import DataPlace, locate, resolve_path
+from .errors import UsageProblem
 from .recording import RecordMode
 from .system_prompt import SystemPrompt
 from .system_prompt import resolve as resolve_system_prompt
@@ -179,7 +181,8 @@ class RunConfig:
         benchmarks' protocols send none)."""
         deviations = {k: v for k, v in self.settings.items() if k in SETTINGS and SETTINGS[k].default != v}
         if self.system_prompt is not None:
-            deviations["system_prompt"] = self.system_prompt.describe()
+            deviations["system_prompt" if self.system_prompt.prompt_only else "deployment"] = \
+                self.system_prompt.describe()
         return deviations
 
     @classmethod
@@ -191,7 +194,8 @@ class RunConfig:
                       or resolve_path(rootdir, config.getini("trust_thresholds")))
         if thresholds is None and (rootdir / "thresholds.yaml").exists():
             thresholds = rootdir / "thresholds.yaml"
-        data = data_mirror(config)
+        place = data_place(config)
+        data = place.mirror
         cassettes = (resolve_path(here, opt("trust_cassettes"))
                      or resolve_path(rootdir, config.getini("trust_cassettes"))
                      or rootdir / "cassettes")
@@ -267,7 +271,7 @@ class RunConfig:
             baseline_update=bool(opt("trust_baseline_update")),
             shard=shard,
             system_prompt=resolve_system_prompt(config, here),
-            data_missing=None if data is not None else _missing_ini_mirror(config),
+            data_missing=place.missing_ini,
         )
 
 
@@ -282,34 +286,17 @@ def parse_shard(value: str | None) -> tuple[int, int] | None:
     return int(index), int(total)
 
 
-def resolve_path(base: Path, value: str | os.PathLike[str] | None) -> Path | None:
-    """``value`` as an absolute path, a relative one taken from ``base``; None when unset or empty."""
-    if value is None or str(value) == "":
-        return None
-    path = Path(value).expanduser()
-    return path if path.is_absolute() else base / path
+def data_place(config: pytest.Config) -> DataPlace:
+    """The data mirror of a pytest run, by the rule every command shares (pytest_trust/data/location.py):
+    --trust-data, else $PYTEST_TRUST_DATA (relative to where pytest was started; a usage error when not a
+    directory), else the trust_data ini option relative to the rootdir when that directory exists."""
+    try:
+        return locate("--trust-data", config.getoption("trust_data"), Path(config.invocation_params.dir),
+                      config.getini("trust_data"), Path(config.rootpath))
+    except UsageProblem as err:
+        raise pytest.UsageError(str(err)) from None
 
 
 def data_mirror(config: pytest.Config) -> Path | None:
-    """The data mirror: --trust-data, else $PYTEST_TRUST_DATA (both relative to where pytest was started, and
-    a usage error when not a directory: a typo must not turn into downloads), else the trust_data ini option
-    relative to the rootdir when that directory exists (a checkout without the mirror beside it reads the
-    cache and downloads instead)."""
-    here = Path(config.invocation_params.dir)
-    for name, value in (("--trust-data", config.getoption("trust_data")),
-                        ("PYTEST_TRUST_DATA", os.environ.get("PYTEST_TRUST_DATA"))):
-        path = resolve_path(here, value)
-        if path is not None:
-            if not path.is_dir():
-                raise pytest.UsageError(f"{name}={value}: {path} is not a directory; point it at the benchmark data "
-                                        "mirror (laid out as <source>/<path>.xz), or unset it to read the cache "
-                                        "and download pinned files")
-            return path
-    path = resolve_path(Path(config.rootpath), config.getini("trust_data"))
-    return path if path is not None and path.is_dir() else None
-
-
-def _missing_ini_mirror(config: pytest.Config) -> Path | None:
-    """The trust_data ini option's folder when it is set but absent: a message must say so, not call it unset."""
-    path = resolve_path(Path(config.rootpath), config.getini("trust_data"))
-    return path if path is not None and not path.is_dir() else None
+    """The run's data mirror, or None (the cache and verified downloads serve every file)."""
+    return data_place(config).mirror

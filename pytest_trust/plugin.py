@@ -88,7 +88,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if run.system_prompt is None or run.recordings is None:
         return []
     where = model_dir(run.cassettes, run.recordings)
-    return [f"pytest-trust: system prompt {run.system_prompt.describe()}; recordings in {where}"]
+    return [f"pytest-trust: {run.system_prompt.label} {run.system_prompt.describe()}; recordings in {where}"]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -14,7 +14,6 @@ No pytest.ini and no suite modules (docs/decisions.md, "Collection"): the comman
 
 from __future__ import annotations
 
-import difflib
 import inspect
 import shlex
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from . import hookspecs
-from .benchmarks import BENCHMARKS, SUITES
+from .benchmarks import BENCHMARKS, SUITES, suites_named
 from .errors import UsageProblem
 from .options import PROFILES
 
@@ -34,6 +33,9 @@ DATA_CACHE = "~/.cache/pytest-trust"
 
 # Example bodies of hooks, by name; a hook without one gets a plain ``...``.
 HOOK_EXAMPLES = {
+    "pytest_trust_deployment": ['return {"system_prompt": open("deploy/system_prompt.txt", encoding="utf-8").read(),',
+                                '        "user_template": "A customer writes:\\n{user}",  # each user turn goes at {user}',
+                                '        "preamble": [{"role": "assistant", "content": "Hi! How can I help?"}]}'],
     "pytest_trust_system_prompt": ["from myapp.prompts import build_system_prompt  # your code",
                                    'return build_system_prompt(locale="en")  # a str, or None for no system prompt'],
 }
@@ -69,19 +71,9 @@ class Plan:
 def resolve(names: list[str] | None, model: str | None, base_url: str | None, profile: str | None,
             directory: Path) -> Plan:
     """The plan for these options; UsageProblem (one line) for a name the registry does not know."""
-    chosen: list[str] = []  # suite names
-    for name in names or []:
-        if name in BENCHMARKS:
-            chosen += [s.name for s in BENCHMARKS[name].suites]
-        elif name in SUITES:
-            chosen.append(name)
-        else:
-            known = sorted({*BENCHMARKS, *SUITES})
-            close = difflib.get_close_matches(name, known, n=1)
-            hint = f"did you mean {close[0]}? " if close else ""
-            raise UsageProblem(f"init: --benchmark {name}: no such benchmark; {hint}registered: {', '.join(known)}")
-    everything = not names
-    suites = [s for s in SUITES if everything or s in chosen]
+    chosen = suites_named(names, "init: --benchmark")
+    everything = chosen is None
+    suites = list(SUITES) if chosen is None else chosen
     benchmarks = [b for b in BENCHMARKS if any(SUITES[s].benchmark == b for s in suites)]
     if profile is not None and profile not in PROFILES:
         raise UsageProblem(f"init: --profile {profile}: expected one of {', '.join(PROFILES)}")
@@ -131,6 +123,12 @@ def next_commands(plan: Plan) -> list[tuple[str, str]]:
         ("gate the headline metrics at the recorded run's level",
          "pytest-trust thresholds bless trust.json"),
     ]
+
+
+def fetch_command(plan: Plan) -> str:
+    """`pytest-trust data fetch` for the chosen benchmarks (all of them: no --benchmark)."""
+    chosen = [] if plan.everything else [arg for name in plan.benchmarks for arg in ("--benchmark", name)]
+    return shlex.join(["pytest-trust", "data", "fetch", *chosen])
 
 
 def conftest() -> str:
@@ -225,6 +223,7 @@ def workflow_yaml(plan: Plan) -> str:
         f"          path: {DATA_CACHE}\n"
         "          key: pytest-trust-${{ runner.os }}-${{ hashFiles('.github/workflows/trust.yml') }}\n"
         "          restore-keys: pytest-trust-${{ runner.os }}-\n"
+        f"      - run: {fetch_command(plan)}    # the pinned files, sha256-checked; from the cache once cached\n"
     )
     base_url = f"      OPENAI_BASE_URL: {plan.base_url}\n" if plan.base_url else ""
     shard = "${{ matrix.shard }}"

@@ -155,7 +155,7 @@ class TrustSession:
             assert self.recorder is not None and self.config.model
             prompt = self.config.system_prompt
             self.model = Model.connect(self.config.model, self.recorder, self.endpoint(), self.batch,
-                                       system_prompt=prompt.text if prompt is not None else None)
+                                       deployment=prompt)
         return self.model
 
     def close(self) -> None:
@@ -177,7 +177,7 @@ class TrustSession:
         model = self.config.model or ""
         prompt = self.config.system_prompt
         where = model_dir(self.config.cassettes, self.config.recordings or model)
-        with_prompt = f" with system prompt {prompt.describe()}" if prompt is not None else ""
+        with_prompt = f" with {prompt.label} {prompt.describe()}" if prompt is not None else ""
         text = f"no recordings of {model}{with_prompt} for {', '.join(benchmarks)} in {where}"
         cassettes = self.config.cassettes if self.config.cassettes_given else None
         hint = import_hint(model, benchmarks, cassettes) if prompt is None else None  # imports have no prompt
@@ -197,7 +197,8 @@ class TrustSession:
         if where.is_dir() or not root.is_dir() or self.config.system_prompt is not None:  # a new prompt: no typo
             return ""
         known = sorted(p.name for p in root.iterdir()
-                       if p.is_dir() and not p.name.startswith(".") and "+prompt-" not in p.name)
+                       if p.is_dir() and not p.name.startswith(".") and "+prompt-" not in p.name
+                       and "+deploy-" not in p.name)
         if not known:
             return ""
         close = difflib.get_close_matches(where.name, known, n=1)

@@ -1,5 +1,7 @@
 """The deployment's own system prompt under test: ``--trust-system-prompt FILE``, or the
-``pytest_trust_system_prompt`` hook of the top-level conftest.py (pytest_trust/hookspecs.py).
+``pytest_trust_system_prompt`` hook of the top-level conftest.py (pytest_trust/hookspecs.py); with the
+``pytest_trust_deployment`` hook, also a template around each user turn and fixed messages first
+(pytest_trust/deployment.py).
 
 One rule for every benchmark, applied by the model client to each request (benchmarks never see it):
 the prompt goes first in the request's first system message, followed by a blank line and that
@@ -8,21 +10,28 @@ message. The table in docs/decisions.md says what follows the prompt for each be
 
 Recordings are kept per model and prompt: ``cassettes/<model>/`` without a prompt,
 ``cassettes/<model>+prompt-<sha256[:12]>/`` with one, so the old prompt's and the new prompt's
-recordings live side by side. The option wins over the hook (the hook is then not called).
+recordings live side by side; a deployment that also templates or prefixes the turns records in
+``cassettes/<model>+deploy-<sha256[:12]>/``, the digest of all it produced. The option wins over both
+hooks' prompt (the prompt hook is then not called; the deployment hook's template and preamble still apply).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from . import deployment
+from .deployment import normalised
+
 SEPARATOR = "\n\n"  # between the deployment prompt and the benchmark's own system text
 FOLDER_MARK = "+prompt-"  # cassettes/<model>+prompt-<digest12>/
+DEPLOY_MARK = "+deploy-"  # cassettes/<model>+deploy-<digest12>/: a prompt with a user template or a preamble
 HOOK = "pytest_trust_system_prompt"
 WORKER_KEY = "trust_system_prompt"  # the controller's prompt, handed to xdist workers
 Message = Mapping[str, Any]
@@ -30,29 +39,78 @@ Message = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class SystemPrompt:
-    text: str
+    text: str | None  # None: a deployment that only templates or prefixes the turns
     source: str  # the file as given on the command line, or the conftest.py whose hook built it
     from_option: bool = False  # from --trust-system-prompt (a command we print must pass it again)
+    user_template: str | None = None  # the deployment's wrapper of each user turn, "{user}" marking the text
+    preamble: tuple[Message, ...] = ()  # fixed messages before the benchmark's turns
+
+    @property
+    def prompt_only(self) -> bool:
+        """A system prompt alone: its digest and folder are the prompt's, whichever way it was given."""
+        return self.user_template is None and not self.preamble
+
+    @property
+    def label(self) -> str:
+        return "system prompt" if self.prompt_only else "deployment"
 
     @property
     def sha256(self) -> str:
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
+        if self.prompt_only:
+            return hashlib.sha256((self.text or "").encode("utf-8")).hexdigest()
+        shaped = {"system_prompt": self.text, "user_template": self.user_template,
+                  "preamble": [dict(m) for m in self.preamble]}
+        return hashlib.sha256(json.dumps(shaped, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
     def folder(self, model: str) -> str:
         """The name of this prompt's recordings folder for ``model`` (under the cassette root)."""
-        return f"{model}{FOLDER_MARK}{self.sha256[:12]}"
+        return f"{model}{FOLDER_MARK if self.prompt_only else DEPLOY_MARK}{self.sha256[:12]}"
+
+    def shapes(self) -> list[str]:
+        """What it does to each request, in words."""
+        return ([*(["system prompt"] if self.text is not None else []),
+                 *(["user template"] if self.user_template is not None else []),
+                 *([f"preamble of {len(self.preamble)} message(s)"] if self.preamble else [])])
 
     def describe(self) -> str:
         """How messages and the terminal name the prompt: its source and the start of its digest."""
-        return f"{self.source} (sha256 {self.sha256[:12]})"
+        if self.prompt_only:
+            return f"{self.source} (sha256 {self.sha256[:12]})"
+        return f"{self.source} ({', '.join(self.shapes())}; sha256 {self.sha256[:12]})"
+
+    def apply(self, messages: Sequence[Message]) -> list[Message]:
+        """The request as the deployment sends it: each user turn in the template, the preamble after the
+        benchmark's system message (first, without one), then the prompt by :func:`apply`'s rule."""
+        out = list(messages)
+        if self.user_template is not None:
+            out = [_wrap(m, self.user_template) for m in out]
+        if self.preamble:
+            first = out[0] if out else None
+            at = 1 if first is not None and first.get("role") == "system" and not first.get("name") else 0
+            out[at:at] = self.preamble
+        return apply(out, self.text) if self.text is not None else out
 
     def to_worker(self) -> dict[str, Any]:
         """What an xdist worker is handed (workerinput): the text itself, so every process sends the same."""
-        return {"text": self.text, "source": self.source, "from_option": self.from_option}
+        return {"text": self.text, "source": self.source, "from_option": self.from_option,
+                "user_template": self.user_template, "preamble": [dict(m) for m in self.preamble]}
+
+    @classmethod
+    def from_worker(cls, handed: Mapping[str, Any]) -> SystemPrompt:
+        return cls(handed["text"], handed["source"], handed["from_option"], handed.get("user_template"),
+                   tuple(handed.get("preamble") or ()))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report's ``run.system_prompt``: where it came from and what it was, not its text."""
-        return {"source": self.source, "sha256": self.sha256, "chars": len(self.text)}
+        named = {"source": self.source, "sha256": self.sha256, "chars": len(self.text or "")}
+        return named if self.prompt_only else {**named, "shapes": self.shapes()}
+
+
+def _wrap(message: Message, template: str) -> Message:
+    """A user turn inside the deployment's template; other turns, and content parts, as they are."""
+    if message.get("role") != "user" or not isinstance(message.get("content"), str):
+        return message
+    return {**message, "content": template.replace(deployment.PLACEHOLDER, message["content"])}
 
 
 def apply(messages: Sequence[Message], prompt: str) -> list[Message]:
@@ -77,23 +135,40 @@ def apply(messages: Sequence[Message], prompt: str) -> list[Message]:
 
 
 def resolve(config: pytest.Config, invocation_dir: Path) -> SystemPrompt | None:
-    """The run's prompt: --trust-system-prompt (relative to where pytest was started), else the hook's, else
-    None. An xdist worker takes its controller's, so every process of a run sends the same text."""
+    """The run's prompt: --trust-system-prompt (relative to where pytest was started), else the deployment
+    hook's, else the prompt hook's, else None; the deployment hook's template and preamble in any case. An xdist
+    worker takes its controller's, so every process of a run sends the same text."""
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:  # the controller hands its prompt over, or none when it has none
         handed = workerinput.get(WORKER_KEY)
-        return SystemPrompt(handed["text"], handed["source"], handed["from_option"]) if handed else None
+        return SystemPrompt.from_worker(handed) if handed else None
+    shaped = deployment.from_hook(config, _hook_source(config, deployment.HOOK))
     value = config.getoption("trust_system_prompt", None)
     if value:
-        return from_file(value, invocation_dir)
+        prompt: SystemPrompt | None = from_file(value, invocation_dir)
+    elif shaped and shaped["system_prompt"] is not None:
+        prompt = SystemPrompt(shaped["system_prompt"], _hook_source(config, deployment.HOOK))
+    else:
+        prompt = _from_prompt_hook(config)
+    if not shaped or not (shaped["user_template"] or shaped["preamble"]):
+        return prompt
+    source = _hook_source(config, deployment.HOOK)
+    if prompt is None:
+        return SystemPrompt(None, source, user_template=shaped["user_template"], preamble=shaped["preamble"])
+    if prompt.source != source:
+        source = f"{prompt.source} + {source}"
+    return replace(prompt, source=source, user_template=shaped["user_template"], preamble=shaped["preamble"])
+
+
+def _from_prompt_hook(config: pytest.Config) -> SystemPrompt | None:
     text = config.hook.pytest_trust_system_prompt(config=config)
     if text is None:
         return None
-    where = _hook_source(config)
+    where = _hook_source(config, HOOK)
     if not isinstance(text, str):
         raise pytest.UsageError(f"{HOOK} in {where} returned {type(text).__name__}, not the prompt's text: "
                                 "return a str, or None for no system prompt")
-    text = _normalised(text)
+    text = normalised(text)
     if not text.strip():
         raise pytest.UsageError(f"{HOOK} in {where} returned an empty prompt: return the prompt's text, "
                                 "or None for no system prompt")
@@ -115,23 +190,17 @@ def from_file(value: str, invocation_dir: Path) -> SystemPrompt:
     except UnicodeDecodeError as err:
         raise pytest.UsageError(f"{what}: {path} is not UTF-8 text (byte {data[err.start]:#04x} at offset "
                                 f"{err.start}); save the prompt as UTF-8") from None
-    text = _normalised(text)
+    text = normalised(text)
     if not text.strip():
         raise pytest.UsageError(f"{what}: {path} is empty; write the deployment's system prompt in it, or leave "
                                 "the option out to run without one")
     return SystemPrompt(text, value, from_option=True)
 
 
-def _normalised(text: str) -> str:
-    """Line breaks as \\n, without the final line break an editor adds: the same prompt from a file or from
-    the hook has the same digest, so the same recordings folder."""
-    return text.replace("\r\n", "\n").rstrip("\n")
-
-
-def _hook_source(config: pytest.Config) -> str:
+def _hook_source(config: pytest.Config, hook: str) -> str:
     """The file of the hook implementation(s), relative to the rootdir where possible."""
     files = []
-    for impl in config.hook.pytest_trust_system_prompt.get_hookimpls():
+    for impl in getattr(config.hook, hook).get_hookimpls():
         file = getattr(impl.plugin, "__file__", None)
         if file is None:
             files.append(impl.plugin_name)

@@ -57,6 +57,7 @@ def test_the_workflow_replays_offline_on_pull_requests_and_records_by_hand_in_sh
     for job in (replay, record, merge):
         cache = [s for s in job["steps"] if s.get("uses", "").startswith("actions/cache@")]
         assert cache and cache[0]["with"]["path"] == "~/.cache/pytest-trust"
+        assert "pytest-trust data fetch" in _runs(job)  # every benchmark: no --benchmark
     assert "workflow_dispatch" in record["if"] and "workflow_dispatch" in merge["if"]
     assert record["env"]["OPENAI_API_KEY"] == "${{ secrets.OPENAI_API_KEY }}"
     assert record["env"]["OPENAI_BASE_URL"] == "https://example.test/v1"
@@ -78,6 +79,7 @@ def test_the_generated_layout_collects_the_chosen_benchmarks(tmp_path, capsys):
     run = next(r for r in _runs(_workflow(tmp_path)["jobs"]["replay"]) if r.startswith("pytest "))
     args = shlex.split(run)[1:]  # the workflow's own replay command, collecting only
     assert args[args.index("-m") + 1] == chosen
+    assert f"pytest-trust data fetch --benchmark {FIRST}" in _runs(_workflow(tmp_path)["jobs"]["replay"])
     with open(tmp_path / "conftest.py", "a") as fh:  # the generated conftest.py is read: it names what was collected
         fh.write("\ndef pytest_collection_finish(session):\n"
                  "    from pytest_trust.benchmarks import SUITES\n"

@@ -6,6 +6,8 @@ import argparse
 import os
 from pathlib import Path
 
+from ..data import location
+
 
 def add_gcg_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model-file", type=Path, required=True, metavar="PATH.gguf",
@@ -46,8 +48,8 @@ def add_gcg_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--restart", action="store_true", help="discard saved state and start again")
     parser.add_argument("--out", type=Path,
                         help="suffix file to write (default: the rules_gcg suite's data file for --model)")
-    parser.add_argument("--data", type=Path, default=os.environ.get("PYTEST_TRUST_DATA"),
-                        help="benchmark data mirror (default: $PYTEST_TRUST_DATA)")
+    parser.add_argument("--data", type=Path, metavar="DIR", help=location.OPTION_HELP)
+
 
 
 def _default_state_dir() -> Path:

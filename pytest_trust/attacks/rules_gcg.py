@@ -34,6 +34,7 @@ from ..benchmarks import rules_v1
 from ..benchmarks.rules_v1 import gcg as suffix_data
 from ..benchmarks.rules_v1.protocol import build_scenario, case_messages, opening
 from ..data import DataStore, read_jsonl
+from ..data.location import command_store
 from ..errors import TrustError, UsageProblem
 from ..items import Item, Result
 from ..model import Endpoint, Model
@@ -152,7 +153,7 @@ def run(args: argparse.Namespace, progress: Callable[[str], None] | None = None,
     model is loaded, so a server that is down says so at once."""
     say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
     check_arguments(args)
-    data = DataStore(args.data)
+    data = command_store("--data", args.data)
     known = targets(data)
     unknown = [b for b in args.behavior if b not in known]
     if unknown:

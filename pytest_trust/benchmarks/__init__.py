@@ -8,8 +8,10 @@ could not be added (the plugin makes each a usage error, so a broken package is 
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
+from ..errors import UsageProblem
 from ..plugins_installed import load_group
 from . import rules, rules_detection, rules_v1
 from .decodingtrust import adv_demonstration, advglue, fairness, machine_ethics, ood, privacy, stereotype, toxicity
@@ -45,6 +47,25 @@ def register(benchmark: Any, source: str = "") -> str | None:
     SUITES.update((suite.name, suite) for suite in benchmark.suites)
     SETTINGS.update((setting.key, setting) for setting in benchmark.settings)
     return None
+
+
+def suites_named(names: list[str] | None, what: str) -> list[str] | None:
+    """The suite names (registry order) that benchmark or suite ``names`` stand for; None for no names (every
+    suite). ``what`` ("init: --benchmark") starts the message of a name the registry does not know."""
+    if not names:
+        return None
+    chosen: set[str] = set()
+    for name in names:
+        if name in BENCHMARKS:
+            chosen.update(suite.name for suite in BENCHMARKS[name].suites)
+        elif name in SUITES:
+            chosen.add(name)
+        else:
+            known = sorted({*BENCHMARKS, *SUITES})
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise UsageProblem(f"{what} {name}: no such benchmark; {hint}registered: {', '.join(known)}")
+    return [suite for suite in SUITES if suite in chosen]
 
 
 def _register_installed() -> None:

@@ -18,6 +18,14 @@ from ..errors import ChecksumMismatch, DataError, DataUnavailable
 from .manifest import PinnedFile, pinned
 
 DOWNLOAD_URL = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
+URL_VARIABLE = "PYTEST_TRUST_DATA_URL"  # another server laid out as GitHub raw (an internal mirror, a test's)
+
+
+def download_url(pin: PinnedFile) -> str:
+    """Where a pinned file is downloaded from: GitHub raw at the pinned commit, or ``$PYTEST_TRUST_DATA_URL``
+    (the same template, e.g. ``http://mirror.internal/{repository}/{commit}/{path}``)."""
+    template = os.environ.get(URL_VARIABLE) or DOWNLOAD_URL
+    return template.format(repository=pin.repository, commit=pin.commit, path=pin.path)
 
 
 def default_cache() -> Path:
@@ -27,8 +35,11 @@ def default_cache() -> Path:
 
 class DataStore:
     def __init__(self, mirror: Path | None, cache: Path | None = None, download: bool = True,
-                 missing_mirror: Path | None = None) -> None:
+                 missing_mirror: Path | None = None, flag: str = "--trust-data", fill_cache: bool = False) -> None:
         self.mirror = mirror
+        self.flag = flag  # the option of the command reading the data, which its messages name
+        self.fill_cache = fill_cache  # also cache what the mirror serves (pytest-trust data fetch)
+        self.origins: dict[tuple[str, str], str] = {}  # each file read: "mirror", "cache" or "download"
         self.missing_mirror = missing_mirror  # the trust_data ini option's folder, set but absent
         self.cache = cache or default_cache()
         self.download = download
@@ -48,17 +59,25 @@ class DataStore:
         return self.read_bytes(source, path).decode("utf-8")
 
     def _fetch(self, pin: PinnedFile) -> tuple[bytes, str]:
+        key = (pin.source, pin.path)
+        cached = self.cache / pin.source / pin.commit / pin.path
         if self.mirror is not None:
             mirrored = self.mirror / pin.source / f"{pin.path}.xz"
             if mirrored.exists():
-                return _decompress(mirrored), str(mirrored)
-        cached = self.cache / pin.source / pin.commit / pin.path
+                data = _decompress(mirrored)
+                self.origins[key] = "mirror"
+                if self.fill_cache and not cached.exists():
+                    _verify(pin, data, str(mirrored))
+                    _write(cached, data)
+                return data, str(mirrored)
         if cached.exists():
+            self.origins[key] = "cache"
             return cached.read_bytes(), str(cached)
+        self.origins[key] = "download"
         return self._download(pin, cached), f"{pin.repository}@{pin.commit[:10]}:{pin.path}"
 
     def _download(self, pin: PinnedFile, cached: Path) -> bytes:
-        url = DOWNLOAD_URL.format(repository=pin.repository, commit=pin.commit, path=pin.path)
+        url = download_url(pin)
         if not self.download:
             raise DataUnavailable(self._unavailable(pin, "downloads are off"))
         if self.download_failed is not None:  # offline: each further file would wait for its own timeout
@@ -71,11 +90,7 @@ class DataStore:
             raise DataUnavailable(self._unavailable(pin, f"the download failed ({self.download_failed})")) \
                 from err
         _verify(pin, data, url)
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cached.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, cached)
+        _write(cached, data)
         return data
 
     def _unavailable(self, pin: PinnedFile, why: str) -> str:
@@ -85,10 +100,19 @@ class DataStore:
         elif self.missing_mirror is not None:
             mirror = f"the trust_data ini option is set to {self.missing_mirror}, which does not exist"
         else:
-            mirror = "no data mirror is set (--trust-data DIR, PYTEST_TRUST_DATA=DIR or the trust_data ini option)"
+            mirror = f"no data mirror is set ({self.flag} DIR, PYTEST_TRUST_DATA=DIR or the trust_data ini option)"
         return (f"{pin.source}/{pin.path} cannot be read: {mirror}; the cache {self.cache} has no copy; {why}. "
                 f"Connect to the internet and rerun (it downloads from {pin.repository}@{pin.commit[:10]}, then is "
-                "cached), or point --trust-data DIR at a mirror laid out as <source>/<path>.xz.")
+                f"cached), or point {self.flag} DIR at a mirror laid out as <source>/<path>.xz.")
+
+
+def _write(cached: Path, data: bytes) -> None:
+    """Write a verified file into the cache atomically: a reader sees the whole file or none."""
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=cached.parent)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, cached)
 
 
 def _decompress(mirrored: Path) -> bytes:

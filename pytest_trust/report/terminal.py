@@ -241,7 +241,7 @@ def write_summary(tr: Any, trust: Any) -> None:
                   f"cassettes {cfg.cassettes}" + ("   soft" if trust.soft else "") + size)
     prompt = getattr(cfg, "system_prompt", None)
     if prompt is not None:
-        tr.write_line(f"system prompt {prompt.describe()}   recordings {cfg.cassettes / str(cfg.recordings)}")
+        tr.write_line(f"{prompt.label} {prompt.describe()}   recordings {cfg.cassettes / str(cfg.recordings)}")
     deviations = cfg.deviations()
     if deviations:
         tr.write_line("deviations from the upstream protocol: "
