@@ -58,7 +58,7 @@ def test_record_then_replay_offline_with_network_blocked(project, monkeypatch):
     result = run(project, "--trust-limit", "3", "--block-network")
     result.assert_outcomes(passed=3)
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["*pytest-trust*", "rules_v1.systematic *100.0%*n=3*", "items: 3 passed*"])
+    result.stdout.fnmatch_lines(["*pytest-trust*", "rules_v1.systematic *100.00%*n too small*n=3*", "items: 3 passed*"])
 
 
 def test_failed_gate_fails_the_run_even_when_every_item_passes(project):
