@@ -214,6 +214,10 @@ def bless(report_path: Path, thresholds_path: Path, model: str | None, confidenc
         raise UsageProblem(f"thresholds bless: {report_path}: no headline metric to gate (no benchmark ran, or "
                            "only partial scores)")
     new = bounds(metrics, confidence, margin)
+    if not new:  # every headline metric too small a sample for an interval: say so, write nothing
+        why = "; ".join(f"{key}: {metric.why or 'no interval'}" for key, metric in list(metrics.items())[:3])
+        raise UsageProblem(f"thresholds bless: {report_path}: no headline metric has an interval to bless from "
+                           f"({why}); record more items, or pass --margin M to gate at each value -/+ M")
     if thresholds_path.exists():
         load_thresholds(thresholds_path, model, valid)  # a file that does not load is not edited
         try:

@@ -159,3 +159,15 @@ def test_a_thresholds_file_that_does_not_load_is_not_edited(tmp_path, report, ca
     assert main(["thresholds", "bless", str(report), "--thresholds", str(thresholds)]) == 2
     assert "unknown metric key" in capsys.readouterr().err
     assert thresholds.read_text() == "default:\n  no.such.metric: {min: 0.5}\n"
+
+
+def test_a_run_too_small_for_any_interval_writes_nothing_and_says_to_pass_a_margin(tmp_path, capsys):
+    small = {HI: {**_metric(0.5, None, None, n=4), "why": "n too small: 4 < 10"}}
+    path = _report(tmp_path, small)
+    thresholds = tmp_path / "t.yaml"
+    assert main(["thresholds", "bless", str(path), "--thresholds", str(thresholds)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{HI}: n too small: 4 < 10" in err and "pass --margin M" in err
+    assert not thresholds.exists()
+    assert main(["thresholds", "bless", str(path), "--thresholds", str(thresholds), "--margin", "0.1"]) == 0
+    assert {g.key: g.min for g in load_thresholds(thresholds, "m1", VALID).gates}[HI] == 0.4
