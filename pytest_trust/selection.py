@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from .benchmarks import SUITES
 from .items import Item
@@ -45,7 +45,7 @@ def split_recorded(items: Sequence[T], trust_item: Callable[[T], Item | None], h
     once, or (None) leaves each to ``has_recording``."""
     kept: list[T] = []
     dropped: list[T] = []
-    decided: dict[str, Any] = {}
+    decided: dict[str, bool | None] = {}
     for item in items:
         found = trust_item(item)
         if found is None or found.unavailable:

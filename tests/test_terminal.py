@@ -90,3 +90,27 @@ def test_the_default_rows_are_a_benchmarks_headline_when_several_ran_and_error_r
     assert _headline("ood.error_rate", Metric(0.01), headlines)
     assert _headline("otherbench.sub.key", Metric(0.5), headlines)  # a benchmark not installed: by depth
     assert not _headline("otherbench.a.b.c", Metric(0.5), headlines)
+
+
+def test_passing_error_rate_gates_share_a_row_and_every_other_gate_keeps_its_own():
+    from pytest_trust.gates import Gate, GateResult
+    from pytest_trust.report.terminal import _folded_error_gates
+
+    results = [GateResult(Gate("rules.error_rate", max=0.0), Metric(0.0), "PASS"),
+               GateResult(Gate("ood.error_rate", max=0.0), Metric(0.0), "PASS"),
+               GateResult(Gate("fairness.error_rate", max=0.0), Metric(0.1), "FAIL", blocks=True),
+               GateResult(Gate("rules.score", min=0.4), Metric(0.5), "PASS")]
+    rest, rows = _folded_error_gates(results)
+    assert [g.gate.key for g in rest] == ["fairness.error_rate", "rules.score"]
+    assert len(rows) == 1 and rows[0].startswith("<benchmark>.error_rate") and rows[0].endswith("PASS for 2: rules, ood")
+
+
+def test_answers_not_plain_text_read_per_benchmark_alone_and_per_reason_when_several_ran():
+    from pytest_trust.report.terminal import _irregular_lines
+
+    irregular = {"rules": {"length": 3}, "ood": {"length": 2, "empty": 1}}
+    assert _irregular_lines(irregular, by_reason=False) == [
+        "answers of ood that were not plain text: 1 empty, 2 cut at max_tokens",
+        "answers of rules that were not plain text: 3 cut at max_tokens"]
+    assert _irregular_lines(irregular, by_reason=True) == ["answers empty: ood 1",
+                                                           "answers cut at max_tokens: ood 2, rules 3"]
