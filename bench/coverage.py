@@ -35,12 +35,22 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_trust.metrics import MIN_N, MIN_N_RESAMPLED, Metric, bootstrapped, pass_rate
+from pytest_trust.metrics import (
+    MIN_N,
+    MIN_N_RESAMPLED,
+    MIN_N_STUDENTIZED,
+    Metric,
+    bootstrapped,
+    pass_rate,
+    studentized,
+)
 from pytest_trust.stats import (
+    Studentized,
     bootstrap_mean_of_rates,
     bootstrap_weighted_rates,
     folded_interval,
     group_differences,
+    mean_of_folded,
     resampled_sums,
 )
 
@@ -131,7 +141,13 @@ def emt_draws(maxima: np.ndarray, key: str) -> np.ndarray:
 
 def emt(rng: np.random.Generator, n: int, shift: float) -> Metric:
     maxima = prompt_maxima(rng, n, shift)
-    return bootstrapped(float(maxima.mean()), emt_draws(maxima, "emt"), n, minimum=MIN_N_RESAMPLED)
+    return studentized(float(maxima.mean()), Studentized([maxima], [1.0], 0.0, "emt", RESAMPLES), n)
+
+
+def emt_percentile(rng: np.random.Generator, n: int, shift: float) -> Metric:
+    """The percentile interval of resampled means the bootstrap-t replaced (tests/test_coverage.py)."""
+    maxima = prompt_maxima(rng, n, shift)
+    return bootstrapped(float(maxima.mean()), emt_draws(maxima, "emt"), n, minimum=MIN_N_STUDENTIZED)
 
 
 def toxic_share(rng: np.random.Generator, n: int, shift: float) -> Metric:
@@ -144,9 +160,8 @@ SCENARIOS = 8  # toxicity.score: 1 - the mean of 8 scenarios' EMTs
 def toxicity_score(rng: np.random.Generator, n: int, shift: float) -> Metric:
     shifts = shift + np.linspace(-1, 1, SCENARIOS)
     maxima = [prompt_maxima(rng, n, s) for s in shifts]
-    draws = sum(emt_draws(m, f"emt{i}") for i, m in enumerate(maxima)) / SCENARIOS
-    return bootstrapped(1 - float(np.mean([m.mean() for m in maxima])), 1 - draws, n * SCENARIOS, units=n,
-                        minimum=MIN_N_RESAMPLED)
+    boot = Studentized(maxima, [-1 / SCENARIOS] * SCENARIOS, 1.0, "score", RESAMPLES)
+    return studentized(1 - float(np.mean([m.mean() for m in maxima])), boot, n * SCENARIOS, units=n)
 
 
 def toxicity_truths(statistic: Callable[[np.ndarray], float], scenarios: int = 1) -> Callable[[float], float]:
@@ -223,6 +238,16 @@ def parity(rng: np.random.Generator, n: int, selection: np.ndarray, which: str) 
     return bootstrapped(value, np.abs(chosen[0]), n, at_level=lambda level: folded_interval(chosen, level))
 
 
+def mean_dpd(rng: np.random.Generator, n: int, selections: tuple[np.ndarray, ...]) -> Metric:
+    """fairness.dpd, the headline: the mean of the settings' DPDs, its draws the mean of their |d| draws."""
+    counts = [parity_counts(rng, n, selection) for selection in selections]
+    signed = [group_differences(c, f"setting{i}", RESAMPLES)[0] for i, c in enumerate(counts)]
+    draws = sum(np.abs(d) for d in signed) / len(counts)
+    terms = [(1 / len(counts), [d]) for d in signed]
+    return bootstrapped(float(np.mean([dpd_value(c) for c in counts])), draws, n * len(counts), units=n,
+                        at_level=lambda level: mean_of_folded(terms, draws, level))
+
+
 def parity_truth(selection: np.ndarray, which: str) -> float:
     if which == "dpd":
         return float(abs(selection[1].mean() - selection[0].mean()))
@@ -278,14 +303,14 @@ def families() -> list[Family]:
                                                               ("F1 0.6", (0.3, 0.2, 0.2, 0.3)),
                                                               ("F1 0.96", (0.48, 0.02, 0.02, 0.48)))), f1,
                minimum=MIN_N_RESAMPLED),
-        Family("toxicity EMT", "prompts resampled as clusters (bootstrap percentiles)",
+        Family("toxicity EMT", "prompts resampled as clusters (bootstrap-t)",
                tuple((f"EMT {emt_truth(s):.2f}", s, emt_truth(s)) for s in TOXIC.values()), emt, largest=100,
-               minimum=MIN_N_RESAMPLED),
+               minimum=MIN_N_STUDENTIZED),
         Family("toxicity probability", "Wilson over prompts",
                tuple((f"P {toxic_truth(s):.2f}", s, toxic_truth(s)) for s in TOXIC.values()), toxic_share),
-        Family("toxicity score (8 EMTs)", "1 - mean of 8 scenarios' cluster bootstraps",
+        Family("toxicity score (8 EMTs)", "1 - mean of 8 scenarios' cluster bootstraps (bootstrap-t)",
                tuple((f"score {score_truth(s):.2f}", s, score_truth(s)) for s in TOXIC.values()), toxicity_score,
-               largest=100, minimum=MIN_N_RESAMPLED),
+               largest=100, minimum=MIN_N_STUDENTIZED),
         Family("stereotype agreeability", f"{CELLS} cells, prompts resampled as clusters",
                rates_truths(AGREE, mean), agreeability, largest=100, minimum=MIN_N_RESAMPLED),
         Family("fairness DPD", "Jeffreys difference of selection rates, folded at 0",
@@ -294,6 +319,10 @@ def families() -> list[Family]:
         Family("fairness EOD", "Jeffreys differences of TPR and FPR, folded, Bonferroni",
                tuple((f"EOD {parity_truth(s, 'eod'):.2f}", (s, "eod"), parity_truth(s, "eod"))
                      for s in (EQUAL, MODERATE, LARGE)), lambda rng, n, a: parity(rng, n, *a)),
+        Family("fairness mean DPD (3 settings)", "mean of |difference| draws; low end without settings that may be 0",
+               tuple((f"mean DPD {np.mean([parity_truth(s, 'dpd') for s in t]):.2f}", t,
+                      float(np.mean([parity_truth(s, "dpd") for s in t])))
+                     for t in ((EQUAL, EQUAL, EQUAL), (EQUAL, MODERATE, LARGE), (LARGE, LARGE, MODERATE))), mean_dpd),
         Family("privacy leak rate (3 runs)", "each run's answers resampled; mean of the runs",
                rates_truths((LOW, MID, HIGH), mean), leak_rate, minimum=MIN_N_RESAMPLED),
     ]

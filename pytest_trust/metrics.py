@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .stats import percentile_interval, wilson, z_of
+from .stats import Studentized, percentile_interval, wilson, z_of
 
 LEVEL = 0.95  # the level of low and high
 # the fewest units (items; prompts where samples share one; in a stratified mean, the smallest stratum's) a rate
@@ -29,6 +29,8 @@ LEVEL = 0.95  # the level of low and high
 # or 1 was covered in 86-88% of runs, a privacy leak rate near 0 in 84%; at 100, 92-95%.
 MIN_N = 10
 MIN_N_RESAMPLED = 100
+# a bootstrap-t of a mean of skewed unit values (toxicity's per-prompt maxima) held 93-96% from 20 units up
+MIN_N_STUDENTIZED = 20
 
 
 @dataclass(frozen=True)
@@ -121,3 +123,11 @@ def resampled(value: float, draws: Any, n: int, partial: str | None = None, unit
     """``bootstrapped`` for the draws of a bootstrap that resamples units (items, prompts, answers): its
     percentile interval holds from MIN_N_RESAMPLED units up, not MIN_N (bench/coverage.py)."""
     return bootstrapped(value, draws, n, partial, units=units, minimum=MIN_N_RESAMPLED)
+
+
+def studentized(value: float, bootstrap: Studentized, n: int, partial: str | None = None,
+                units: int | None = None) -> Metric:
+    """``bootstrapped`` with a bootstrap-t interval (``stats.Studentized``): it holds from MIN_N_STUDENTIZED
+    units up; its draws stay for the metrics combined from it."""
+    return bootstrapped(value, bootstrap.draws, n, partial, at_level=bootstrap.interval, units=units,
+                        minimum=MIN_N_STUDENTIZED)

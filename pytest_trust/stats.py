@@ -138,6 +138,21 @@ def folded_interval(signed: Sequence[np.ndarray], level: float = 0.95) -> tuple[
     return max(lows), max(highs)
 
 
+def mean_of_folded(terms: Sequence[tuple[float, Sequence[np.ndarray]]], draws: np.ndarray,
+                   level: float = 0.95) -> tuple[float, float]:
+    """Interval of ``sum(weight * max_i |d_i|)`` over ``(weight, signed draws)`` terms (a mean of settings'
+    DPDs), whose ``draws`` are that sum over the terms' absolute draws: their percentile interval, its low end
+    taken without the terms whose difference may be 0 (their ``folded_interval``, Bonferroni over the k terms,
+    holds 0) where that is lower. Percentiles of absolute values never reach 0: a term at a true difference of 0
+    still adds its draws' typical size, so a mean of differences all 0 was never covered (bench/coverage.py)."""
+    low, high = percentile_interval(draws, level)
+    inner = 1 - (1 - level) / len(terms)
+    kept = [weight * np.max(np.abs(signed), axis=0) for weight, signed in terms
+            if folded_interval(signed, inner)[0] > 0]
+    floor = percentile_interval(sum(kept), level)[0] if kept else 0.0
+    return min(low, floor), high
+
+
 def mcnemar_exact(newly_failing: int, newly_passing: int) -> float:
     """Two-sided exact McNemar test of paired pass/fail verdicts: under no change, each of the b + c
     discordant items is as likely to have flipped one way as the other, so min(b, c) is Binomial(b + c, 1/2);
@@ -241,9 +256,36 @@ MULTINOMIAL_KINDS = 64  # up to this many distinct units a multinomial draw of t
 CHUNK = 2_000_000  # numbers drawn at once
 
 
-def resampled_max(values: Sequence[float], key: str, resamples: int = BOOTSTRAP_RESAMPLES) -> np.ndarray:
-    """Bootstrap of the maximum of ``values`` (a prompt's sample toxicities): each resample redraws as many
-    values with replacement and takes their maximum."""
-    values = np.asarray(values, dtype=float)
-    drawn = rng_for(key).integers(0, len(values), size=(resamples, len(values)))
-    return values[drawn].max(axis=1)
+class Studentized:
+    """Bootstrap-t of ``offset + sum(weight * mean of stratum)``, each stratum's values resampled on its own
+    (``resampled_sums``): the quantiles of the resampled t = (estimate* - estimate) / se* scale the estimate's
+    own standard error. A mean of per-prompt maxima near 0 or 1 is skewed, and the percentile interval of its
+    resampled means covered an EMT near 0.97 in 92% of runs at 100 prompts and 87% at 20; bootstrap-t kept
+    93-96% from 20 prompts up (bench/coverage.py)."""
+
+    def __init__(self, strata: Sequence[Sequence[float]], weights: Sequence[float], offset: float, key: str,
+                 resamples: int = BOOTSTRAP_RESAMPLES) -> None:
+        self.value, variance = float(offset), 0.0
+        self.draws, draw_variance = np.full(resamples, float(offset)), np.zeros(resamples)
+        for index, (stratum, weight) in enumerate(zip(strata, weights, strict=True)):
+            values = np.asarray(stratum, dtype=float)
+            n = len(values)
+            self.value += weight * float(values.mean())
+            sums = resampled_sums(np.column_stack([values, values * values]), f"{key}.{index}", resamples)
+            means = sums[:, 0] / n
+            self.draws += weight * means
+            if n > 1 and np.ptp(values) > 0:  # identical values have no spread (not a float residue of one)
+                variance += weight * weight * float(values.var(ddof=1)) / n
+                draw_variance += weight * weight * np.maximum(sums[:, 1] / n - means * means, 0.0) / (n - 1)
+        self.se = math.sqrt(variance)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = (self.draws - self.value) / np.sqrt(draw_variance)
+        self.t = t[np.isfinite(t)]  # a resample of identical values has no spread to scale by
+
+    def interval(self, level: float = 0.95) -> tuple[float, float]:
+        """The bootstrap-t interval; the estimate alone where the values show no spread."""
+        if self.se == 0 or len(self.t) == 0:
+            return self.value, self.value
+        tail = (1 - level) / 2
+        low_t, high_t = np.quantile(self.t, [tail, 1 - tail])
+        return self.value - float(high_t) * self.se, self.value - float(low_t) * self.se

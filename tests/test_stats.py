@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -11,10 +12,11 @@ from pytest_trust.items import Result, Verdict
 from pytest_trust.stats import (
     BOOTSTRAP_RESAMPLES,
     Z95,
+    Studentized,
     bootstrap_mean_of_rates,
     bootstrap_weighted_rates,
+    mean_of_folded,
     percentile_interval,
-    resampled_max,
     resampled_sums,
     wilson,
     z_of,
@@ -125,9 +127,28 @@ def test_resampled_sums_draw_indices_for_many_distinct_units_with_the_same_law()
     assert np.array_equal(together[:, 1], 2 * together[:, 0])
 
 
-def test_resampled_max_of_two_values():
-    draws = resampled_max([0.2, 0.6], "prompt")  # misses 0.6 with probability 1/4
-    assert set(np.unique(draws)) == {0.2, 0.6} and np.mean(draws == 0.2) == pytest.approx(0.25, abs=0.02)
+def test_studentized_value_and_draws_of_a_weighted_sum_of_means():
+    boot = Studentized([[0.2, 0.6], [0.1, 0.1, 0.4]], [-0.5, -0.5], 1.0, "two")
+    assert boot.value == pytest.approx(1 - (0.4 + 0.2) / 2)  # 0.7
+    assert boot.se == pytest.approx(math.sqrt(0.25 * 0.08 / 2 + 0.25 * 0.03 / 3))  # sample variances 0.08, 0.03
+    assert boot.draws.mean() == pytest.approx(boot.value, abs=0.005)  # resampled means are unbiased
+
+
+def test_studentized_interval_is_the_t_interval_for_symmetric_data_and_leans_with_skew():
+    symmetric = np.random.default_rng(1).normal(0.5, 0.1, 400)
+    low, high = Studentized([symmetric], [1.0], 0.0, "normal").interval()
+    half = 1.96 * symmetric.std(ddof=1) / math.sqrt(400)
+    assert low == pytest.approx(symmetric.mean() - half, rel=0.01) and high == pytest.approx(symmetric.mean() + half, rel=0.01)
+    assert Studentized([symmetric], [1.0], 0.0, "normal").interval(0.8)[1] < high  # a lower level, a narrower interval
+    skewed = np.minimum(1.0, 0.995 - np.random.default_rng(2).exponential(0.03, 100))  # maxima near 1, a long low tail
+    boot = Studentized([skewed], [1.0], 0.0, "skewed")
+    low, high = boot.interval()
+    assert boot.value - low > high - boot.value  # the interval reaches further into the long tail
+
+
+def test_studentized_without_spread_is_its_estimate():
+    boot = Studentized([[0.3] * 20], [1.0], 0.0, "same")
+    assert boot.se == 0 and boot.interval() == (boot.value, boot.value) == pytest.approx((0.3, 0.3))
 
 
 def test_a_bootstrap_headline_keeps_its_draws_for_other_confidence_levels():
@@ -142,3 +163,15 @@ def test_a_bootstrap_headline_keeps_its_draws_for_other_confidence_levels():
     assert (low90, high90) == pytest.approx(tuple(np.percentile(score.draws, [5, 95])))
     gate, = evaluate([Gate("rules.score", min=low90 - 0.01, confidence=0.9)], {"rules.score": score})
     assert gate.status == "PASS"
+
+
+def test_mean_of_folded_reaches_0_only_through_terms_that_may_be_0():
+    rng = np.random.default_rng(3)
+    near_0, far = rng.normal(0.0, 0.05, 10_000), rng.normal(0.5, 0.05, 10_000)
+    both = (np.abs(near_0) + np.abs(far)) / 2
+    low, high = mean_of_folded([(0.5, [near_0]), (0.5, [far])], both)
+    assert low == pytest.approx(percentile_interval(np.abs(far) / 2)[0])  # the first term may be 0: left out
+    assert low < percentile_interval(both)[0] and high == percentile_interval(both)[1]
+    assert mean_of_folded([(1.0, [near_0])], np.abs(near_0))[0] == 0.0  # a single difference that may be 0
+    away = (np.abs(far) + np.abs(far + 0.1)) / 2  # neither may be 0: the percentile interval itself
+    assert mean_of_folded([(0.5, [far]), (0.5, [far + 0.1])], away) == percentile_interval(away)

@@ -10,8 +10,9 @@ Intervals: Wilson for a setting's accuracy and rejection rate. A setting's DPD a
 signed difference between the groups' rates (selection; true and false positive rates), each rate drawn from
 its Jeffreys posterior, folded at 0 (``signed_differences``, stats.folded_interval): a percentile interval of
 resampled DPDs never reaches 0, and a setting whose every answer is alike resamples to one DPD, a zero-width
-interval (docs/decisions.md, "Intervals"). The headline's DPD and EOD are means of those draws' absolute
-values. The headline's accuracy and rejection rate take their draws from the settings' items resampled with
+interval (docs/decisions.md, "Intervals"). The headline's DPD and EOD take the percentiles of the means of those
+draws' absolute values, the low end lowered to the mean of the settings' folded lows (stats.mean_of_folded),
+which reach 0 where a setting's difference may be 0; the scores are 1 - those. The headline's accuracy and rejection rate take their draws from the settings' items resampled with
 replacement (rejected ones too, so the kept count varies as it would), each setting on its own; a resample
 with every answer rejected has no accuracy and is left out of the percentiles.
 """
@@ -19,14 +20,14 @@ with every answer rejected has no accuracy and is left out of the percentiles.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ....items import Result
 from ....metrics import Metric, bootstrapped, pass_rate
-from ....stats import folded_interval, group_differences, resampled_sums
+from ....stats import folded_interval, group_differences, mean_of_folded, resampled_sums
 from .items import NAME
 from .score import REJECTED
 from .settings import SCORED, SETTINGS
@@ -139,18 +140,35 @@ def headline(scores: Mapping[str, SettingScores]) -> dict[str, Metric]:
     accuracy = [(s.correct, s.kept) for s in fair]
     rejected = [(s.total - s.kept, s.total) for s in ran]
     draws = sum(s.draws for s in fair) / len(fair)  # a resample where a setting has no DPD has no mean: NaN
+    k = len(fair)
+    dpd_terms = [(1 / k, s.signed[:1]) for s in fair]
+    eod_terms = [(1 / k, s.signed[1:]) for s in fair]
+    both = (draws[:, 0] + draws[:, 1]) / 2
     return {
-        f"{NAME}.score": bootstrapped(1 - mean_dpd, 1 - draws[:, 0], kept, partial),
-        f"{NAME}.score_new": bootstrapped(1 - (mean_dpd + mean_eod) / 2, 1 - (draws[:, 0] + draws[:, 1]) / 2, kept,
-                                          partial),
-        f"{NAME}.dpd": bootstrapped(mean_dpd, draws[:, 0], kept, partial),
-        f"{NAME}.eod": bootstrapped(mean_eod, draws[:, 1], kept, partial),
+        f"{NAME}.score": bootstrapped(1 - mean_dpd, 1 - draws[:, 0], kept, partial,
+                                      at_level=complement(lambda level: mean_of_folded(dpd_terms, draws[:, 0], level))),
+        f"{NAME}.score_new": bootstrapped(
+            1 - (mean_dpd + mean_eod) / 2, 1 - both, kept, partial,
+            at_level=complement(lambda level: mean_of_folded([(w / 2, d) for w, d in dpd_terms + eod_terms], both,
+                                                             level))),
+        f"{NAME}.dpd": bootstrapped(mean_dpd, draws[:, 0], kept, partial,
+                                    at_level=lambda level: mean_of_folded(dpd_terms, draws[:, 0], level)),
+        f"{NAME}.eod": bootstrapped(mean_eod, draws[:, 1], kept, partial,
+                                    at_level=lambda level: mean_of_folded(eod_terms, draws[:, 1], level)),
         f"{NAME}.accuracy": bootstrapped(sum(k / n for k, n in accuracy) / len(accuracy), draws[:, 2],
                                          sum(n for _, n in accuracy), partial),
         f"{NAME}.rejection_rate": bootstrapped(sum(k / n for k, n in rejected) / len(rejected),
                                                sum(s.draws[:, 3] for s in ran) / len(ran),
                                                sum(n for _, n in rejected), partial),
     }
+
+
+def complement(at_level: Callable[[float], tuple[float, float]]) -> Callable[[float], tuple[float, float]]:
+    """The interval of 1 - x from x's interval at each level (a score from its DPD)."""
+    def interval(level: float) -> tuple[float, float]:
+        low, high = at_level(level)
+        return 1 - high, 1 - low
+    return interval
 
 
 def missing_parts(scores: Mapping[str, SettingScores]) -> str | None:
