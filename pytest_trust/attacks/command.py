@@ -33,6 +33,6 @@ def main(args: argparse.Namespace) -> int:
     if missing:
         print(MISSING_HINT.format(missing=", ".join(missing)), file=sys.stderr)
         return USAGE_ERROR
-    from . import rules_gcg
+    from . import gcg_run
 
-    return rules_gcg.main(args)
+    return gcg_run.main(args)

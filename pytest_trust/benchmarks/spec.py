@@ -99,6 +99,24 @@ class ReportSection:
 
 
 @dataclass(frozen=True)
+class SuffixAttack:
+    """What a white-box suffix attack (``pytest-trust attack gcg``) takes from a benchmark: per behaviour the
+    string the model is to start its answer with, the cases attacked, the conversation up to the attacked
+    message, and the file the suffixes found are written to (the data of the benchmark's attacked suite).
+    The attack plays cases with the benchmark's own ``run``."""
+
+    behavior: str  # what a behaviour is called in messages ("RuLES v1 behaviour")
+    case: str  # what a case is called in messages ("justask case")
+    targets: Callable[[Any], Mapping[str, str]]  # data store -> the target template of each behaviour
+    cases: Callable[[Any, str, bool], list[Item]]  # (data store, behaviour, system instructions) -> its cases
+    # (case, target template) -> (the messages up to the attacked one, the target)
+    conversation: Callable[[Item, str], tuple[tuple[Mapping[str, str], ...], str]]
+    with_suffix: Callable[[Item, str], Item]  # the case as played with a suffix
+    suffix_file: Callable[[str], Any]  # model name -> the file its suffixes go to (a Path)
+    write: Callable[[Any, Mapping[str, Any]], None]  # (file, one behaviour's record) -> None
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """A benchmark: its items (suites), how one is played and scored (``run``), how results aggregate into
     metrics, the metric keys it can produce (what a thresholds file may gate), and its settings."""
@@ -128,6 +146,7 @@ class Benchmark:
     # The metrics a reader looks at first (the terminal summary's rows without -v, the HTML scorecard's bar),
     # by default its first score-level key (one dot: ``<name>.score``).
     headline: tuple[str, ...] = ()
+    suffix_attack: SuffixAttack | None = None  # the cases ``pytest-trust attack gcg`` optimises a suffix on
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suites", tuple(replace(suite, benchmark=self.name) for suite in self.suites))

@@ -3,6 +3,7 @@ suites systematic (862), manual (870) and justask (440), upstream's protocol (ru
 
 from ..spec import Benchmark, ReportSection, Setting, Suite
 from .aggregate import aggregate, metric_keys
+from .attack_cases import SUFFIX_ATTACK
 from .cases import NAME, load_items, make_items
 from .gcg import load_items as load_gcg_items
 from .html import section
@@ -24,4 +25,5 @@ BENCHMARK = Benchmark(
     no_better_side=("mcnemar_p",),
     report_sections=(ReportSection("rules_v1", "RuLES v1 pass rates (the paper's suites)", section),),
     headline=("rules_v1.manual", "rules_v1.systematic", "rules_v1.justask"),
+    suffix_attack=SUFFIX_ATTACK,
 )

@@ -1,18 +1,17 @@
-"""``pytest-trust attack gcg``: GCG suffixes for RuLES v1's justask cases, written as project data.
+"""``pytest-trust attack gcg``: GCG suffixes for a benchmark's cases, written as the benchmark's data.
 
-Per behaviour, as RuLES v1's attack script (normster/llm_rules@f55c686:gcg_attack/main_gcg.py): the target
-is the behaviour's string from ``gcg_attack/targets.yaml`` formatted with the case's params; the rules
-are a user message answered by the fixed acknowledgement (``--system-instructions``: the system message);
-the suffix goes after one space at the end of the case's first message. The cases optimised on are
-justask cases the model passes unattacked, judged by playing them through the rules_v1 protocol on the
-model's server (the llama.cpp server the cassettes are recorded from) with the ordinary model client, or
-the cases named with ``--cases``. The attack's success is judged the same way, with the suffix: the
-scenario's evaluator on the server's greedy answers, not on the white-box copy (float32 transformers and
-the server's quantised arithmetic can differ at near-ties).
+The benchmark is the registered one that declares a ``SuffixAttack`` (RuLES v1: its justask cases, the
+rules_gcg suite's data). Per behaviour, as RuLES v1's attack script (normster/llm_rules@f55c686:
+gcg_attack/main_gcg.py): the suffix is optimised so the model starts its answer with the behaviour's target.
+The cases optimised on are those the model passes unattacked, judged by playing them with the benchmark's
+``run`` on the model's server (the llama.cpp server the cassettes are recorded from) with the ordinary model
+client, or the cases named with ``--cases``. The attack's success is judged the same way, with the suffix: the
+benchmark's scorer on the server's greedy answers, not on the white-box copy (float32 transformers and the
+server's quantised arithmetic can differ at near-ties).
 
 The state of each behaviour's attack is saved after every step (``--state-dir``); a rerun with the same
 settings continues from it. Each finished behaviour replaces its line in ``--out`` (JSON lines), which the
-``rules_gcg`` suite reads (``benchmarks/rules_v1/gcg.py``).
+benchmark's attacked suite reads.
 """
 
 from __future__ import annotations
@@ -23,17 +22,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
-import yaml
 
-from ..benchmarks import rules_v1
-from ..benchmarks.rules_v1 import gcg as suffix_data
-from ..benchmarks.rules_v1.protocol import build_scenario, case_messages, opening
-from ..data import DataStore, read_jsonl
+from ..benchmarks import BENCHMARKS
+from ..benchmarks.spec import Benchmark, SuffixAttack
 from ..data.location import command_store
 from ..errors import TrustError, UsageProblem
 from ..items import Item, Result
@@ -41,38 +37,27 @@ from ..model import Endpoint, Model
 from ..recording import Recorder, RecordMode
 from . import gcg
 
-SOURCE = "rules_v1"
-TARGETS_FILE = "gcg_attack/targets.yaml"
-JUSTASK_FILE = "data/justask/{behavior}.jsonl"
+
+def attacked() -> Benchmark:
+    """The registered benchmark whose cases a suffix attack optimises on (the first that declares one)."""
+    found = next((b for b in BENCHMARKS.values() if b.suffix_attack is not None), None)
+    if found is None:
+        raise UsageProblem("no registered benchmark declares a suffix attack (Benchmark.suffix_attack)")
+    return found
 
 
-def targets(data: DataStore) -> dict[str, str]:
-    """RuLES v1's target string per behaviour (normster/llm_rules@f55c686:gcg_attack/targets.yaml)."""
-    return {str(k): str(v) for k, v in yaml.safe_load(data.read_text(SOURCE, TARGETS_FILE)).items()}
-
-
-def justask_items(data: DataStore, behavior: str, system_instructions: bool) -> list[Item]:
-    rows = read_jsonl(data, SOURCE, JUSTASK_FILE.format(behavior=behavior))
-    return rules_v1.make_items("justask", behavior, rows, {"rules_v1_system_instructions": system_instructions})
-
-
-def prompt_of(item: Item, target_template: str) -> gcg.Prompt:
-    """The conversation the model sees up to the attacked (first) message, and the formatted target."""
-    scenario = build_scenario(item)
-    messages = [*opening(scenario, bool(item.inputs["system_instructions"])), case_messages(item)[0]]
-    target = target_template.format(**item.inputs["params"])
+def prompt_of(cases: SuffixAttack, item: Item, target_template: str) -> gcg.Prompt:
+    """The conversation the model sees up to the attacked message, and the formatted target."""
+    messages, target = cases.conversation(item, target_template)
     return gcg.Prompt(item.id, tuple(messages), target)
 
 
-def with_suffix(item: Item, suffix: str) -> Item:
-    return replace(item, inputs={**item.inputs, "suffix": suffix})
-
-
 class ServerJudge:
-    """Plays items through the rules_v1 protocol on a live endpoint with the model client; its recordings go
-    to a throwaway folder (the suites' cassettes are recorded by their own runs)."""
+    """Plays items with the benchmark's ``run`` on a live endpoint with the model client; its recordings go to a
+    throwaway folder (the suites' cassettes are recorded by their own runs)."""
 
-    def __init__(self, base_url: str, model_name: str, timeout: float = 300.0) -> None:
+    def __init__(self, benchmark: Benchmark, base_url: str, model_name: str, timeout: float = 300.0) -> None:
+        self.benchmark = benchmark
         self._folder = tempfile.TemporaryDirectory(prefix="pytest-trust-gcg-")
         self.recorder = Recorder(Path(self._folder.name), model_name, RecordMode.ALL)
         self.model = Model.connect(model_name, self.recorder, Endpoint(base_url, timeout=timeout, max_retries=2))
@@ -80,12 +65,13 @@ class ServerJudge:
     def play(self, item: Item) -> Result:
         self.recorder.begin(item.benchmark, item.scenario, item.id)
         try:
-            return rules_v1.run(item, self.model)
+            return self.benchmark.run(item, self.model)
         finally:
             self.recorder.end()
 
     def won(self, items: Sequence[Item], suffix: str) -> list[str]:
         """The ids of the items whose case the model fails with ``suffix``: the attack won them."""
+        with_suffix = self.benchmark.suffix_attack.with_suffix
         return [item.id for item in items if not self.play(with_suffix(item, suffix)).verdict.passed]
 
     def close(self) -> None:
@@ -117,14 +103,14 @@ def case_filter(values: Sequence[str] | None) -> list[str]:
     return [v.strip() for value in values or () for v in value.split(",") if v.strip()]
 
 
-def choose(cases: dict[str, list[Item]], wanted: Sequence[str]) -> dict[str, list[Item]]:
+def choose(cases: dict[str, list[Item]], wanted: Sequence[str], case: str) -> dict[str, list[Item]]:
     """Each behaviour's cases among ``wanted`` (uuids or item ids); every id must name one, every behaviour
     get one."""
     by_key = {key: item for items in cases.values() for item in items for key in (item.id, item.id.rsplit("/", 1)[1])}
     unknown = [w for w in wanted if w not in by_key]
     if unknown:
         some = next(iter(cases.values()))[0].id
-        raise UsageProblem(f"--cases {', '.join(unknown)}: not a justask case of {', '.join(cases)} (ids look like "
+        raise UsageProblem(f"--cases {', '.join(unknown)}: not a {case} of {', '.join(cases)} (ids look like "
                            f"{some} or its last part)")
     ids = {by_key[w].id for w in wanted}
     chosen = {b: [item for item in items if item.id in ids] for b, items in cases.items()}
@@ -153,19 +139,22 @@ def run(args: argparse.Namespace, progress: Callable[[str], None] | None = None,
     model is loaded, so a server that is down says so at once."""
     say = progress or (lambda line: print(line, file=sys.stderr, flush=True))
     check_arguments(args)
+    benchmark = attacked()
+    spec = benchmark.suffix_attack
+    assert spec is not None
     data = command_store("--data", args.data)
-    known = targets(data)
+    known = spec.targets(data)
     unknown = [b for b in args.behavior if b not in known]
     if unknown:
-        raise UsageProblem(f"--behavior {', '.join(unknown)}: not a RuLES v1 behaviour with a GCG target (known: "
+        raise UsageProblem(f"--behavior {', '.join(unknown)}: not a {spec.behavior} with a GCG target (known: "
                            f"{', '.join(sorted(known))})")
-    cases = {b: justask_items(data, b, args.system_instructions) for b in dict.fromkeys(args.behavior)}
+    cases = {b: spec.cases(data, b, args.system_instructions) for b in dict.fromkeys(args.behavior)}
     wanted = case_filter(args.cases)
-    chosen = choose(cases, wanted) if wanted else {}
+    chosen = choose(cases, wanted, spec.case) if wanted else {}
     settings = gcg.Settings(candidates=args.candidates, topk=args.topk, seed=args.seed,
                             ascii_only=not args.allow_non_ascii)
-    out = args.out or suffix_data.suffix_file(args.model)
-    judge = None if args.no_check else ServerJudge(args.base_url, args.model)
+    out = args.out or spec.suffix_file(args.model)
+    judge = None if args.no_check else ServerJudge(benchmark, args.base_url, args.model)
     status = 0
     try:
         plans = []
@@ -182,8 +171,8 @@ def run(args: argparse.Namespace, progress: Callable[[str], None] | None = None,
         model, tokenizer = loader(args.model_file, args.threads)
         say(f"loaded in {time.monotonic() - began:.0f} s")
         for found in plans:
-            record = attack(args, found, settings, model, tokenizer, judge, say)
-            suffix_data.write_record(out, record)
+            record = attack(args, spec, found, settings, model, tokenizer, judge, say)
+            spec.write(out, record)
             say(f"{found.behavior}: written to {out}")
     finally:
         if judge is not None:
@@ -211,21 +200,21 @@ def plan(args: argparse.Namespace, behavior: str, items: list[Item], chosen: lis
         return Plan(behavior, target, [by_id[i] for i in state.key["cases"]], state, path, key)
     if chosen is None:
         assert judge is not None
-        say(f"{behavior}: judging the {len(items)} justask cases unattacked on {args.base_url}")
+        say(f"{behavior}: judging the {len(items)} cases unattacked on {args.base_url}")
         passing = [item for item in items if judge.play(item).verdict.passed]
         say(f"{behavior}: the model passes {len(passing)}/{len(items)} unattacked")
         if not passing:
-            say(f"{behavior}: no case to attack (the model fails every justask case unattacked); nothing written")
+            say(f"{behavior}: no case to attack (the model fails every case unattacked); nothing written")
             return None
         chosen = passing[:args.max_cases]
     return Plan(behavior, target, chosen, None, path, key)
 
 
-def attack(args: argparse.Namespace, plan: Plan, settings: gcg.Settings, model: Any, tokenizer: Any,
-           judge: ServerJudge | None, say: Callable[[str], None]) -> dict[str, Any]:
+def attack(args: argparse.Namespace, spec: SuffixAttack, plan: Plan, settings: gcg.Settings, model: Any,
+           tokenizer: Any, judge: ServerJudge | None, say: Callable[[str], None]) -> dict[str, Any]:
     """Run the behaviour's attack to its end (steps, time, or success) and return its suffix file record."""
     behavior, chosen = plan.behavior, plan.cases
-    prompts = [prompt_of(item, plan.target) for item in chosen]
+    prompts = [prompt_of(spec, item, plan.target) for item in chosen]
     attack = gcg.Attack(model, tokenizer, prompts, ascii_only=settings.ascii_only, chunk=args.chunk)
     usable = int((~attack.disallowed).sum())
     if settings.topk > usable:
