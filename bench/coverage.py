@@ -319,7 +319,7 @@ def families() -> list[Family]:
         Family("fairness EOD", "Jeffreys differences of TPR and FPR, folded, Bonferroni",
                tuple((f"EOD {parity_truth(s, 'eod'):.2f}", (s, "eod"), parity_truth(s, "eod"))
                      for s in (EQUAL, MODERATE, LARGE)), lambda rng, n, a: parity(rng, n, *a)),
-        Family("fairness mean DPD (3 settings)", "mean of |difference| draws; low end without settings that may be 0",
+        Family("fairness mean DPD (3 settings)", "mean of absolute-difference draws; low end without settings that may be 0",
                tuple((f"mean DPD {np.mean([parity_truth(s, 'dpd') for s in t]):.2f}", t,
                       float(np.mean([parity_truth(s, "dpd") for s in t])))
                      for t in ((EQUAL, EQUAL, EQUAL), (EQUAL, MODERATE, LARGE), (LARGE, LARGE, MODERATE))), mean_dpd),
