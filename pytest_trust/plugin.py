@@ -425,24 +425,23 @@ class _ReportListener:
                                  tokens=(lambda: getattr(transport(), "live_tokens", 0)) if local else None)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.trust.outcomes.add(report.nodeid, report.when, report.outcome)
+        record = self.trust.record(report.nodeid)
+        record.report(report.when, report.outcome)
         if report.when == "teardown" and self.progress is not None:
             self.progress.tick()
         if report.when == "setup":
             for name, value in report.user_properties:
                 if name == RESULT_PROPERTY:
-                    self.trust.results[report.nodeid] = value
+                    record.result = value
                 elif name == SKIP_PROPERTY:
-                    self.trust.skipped[report.nodeid] = value
+                    record.skip = value
                 elif name == ERROR_PROPERTY:
-                    self.trust.error_kinds[report.nodeid] = value["kind"]
-                    if "message" in value:
-                        self.trust.error_messages[report.nodeid] = value["message"]
-                    self.trust.errored_in[report.nodeid] = value["benchmark"]
+                    record.error, record.error_message = value["kind"], value.get("message")
+                    record.benchmark = value["benchmark"]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
-        self.trust.lost.append(crashitem)  # its worker died while running it: no result, no report of ours
+        self.trust.record(crashitem).lost = True  # its worker died while running it: no result, no report of ours
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:

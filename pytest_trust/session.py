@@ -11,7 +11,6 @@ import random
 import shlex
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from .data.store import default_cache
 from .errors import DataUnavailable
 from .gates import GateResult, Thresholds, evaluate
 from .importers import import_hint
-from .items import Item, Result
+from .items import Item
 from .metrics import Metric
 from .model import Endpoint, Model
 from .options import RunConfig
@@ -33,20 +32,7 @@ from .recording import Recorder
 from .recording.batch import BatchQueue
 from .recording.cassettes import model_dir
 from .recording.journal import MergeReport
-from .run_metrics import run_metrics
-
-
-@dataclass
-class Outcomes:
-    """Per-node outcome as pytest reported it, on the process that reports (controller or single)."""
-
-    by_node: dict[str, str] = field(default_factory=dict)  # nodeid -> passed/failed/error/skipped
-
-    def add(self, nodeid: str, when: str, outcome: str) -> None:
-        if outcome == "failed" and when != "call":
-            self.by_node[nodeid] = "error"
-        elif when == "call" or outcome == "skipped":
-            self.by_node[nodeid] = outcome
+from .run_record import ItemRecord, irregular_answers, item_counts, metrics_of
 
 
 class TrustSession:
@@ -66,13 +52,7 @@ class TrustSession:
         self.batch_lines: list[str] = []  # what --trust-batch collected and submitted
         self.played_ahead: dict[str, Played] = {}  # nodeid -> what a concurrent recording pass gave
         self.running: Any = None  # the pytest item being set up (its trust_result fixture's node)
-        self.results: dict[str, dict[str, Any]] = {}  # nodeid -> Result.to_dict()
-        self.error_kinds: dict[str, str] = {}  # nodeid -> kind of error (miss, model, invalid item)
-        self.error_messages: dict[str, str] = {}  # nodeid -> the error's one-line message
-        self.errored_in: dict[str, str] = {}  # nodeid of an errored item -> its benchmark
-        self.skipped: dict[str, str] = {}  # nodeid -> why the item skipped (not recorded, waiting for a batch)
-        self.lost: list[str] = []  # items whose xdist worker died while running them
-        self.outcomes = Outcomes()
+        self.records: dict[str, ItemRecord] = {}  # nodeid -> what the test came to (run_record.py)
         self.metrics: dict[str, Metric] = {}
         self.gate_results: list[GateResult] = []
         self.merged_items = 0
@@ -235,19 +215,35 @@ class TrustSession:
         dump(path, report)
         self.baseline_lines.append(f"baseline updated: this run's report written to {path}")
 
+    def record(self, nodeid: str) -> ItemRecord:
+        """The record of a test, made at its first report."""
+        record = self.records.get(nodeid)
+        if record is None:
+            record = self.records[nodeid] = ItemRecord(nodeid)
+        return record
+
+    def reported(self) -> list[ItemRecord]:
+        """The records of the tests pytest reported an outcome of, in node-id order: the JSON report's items."""
+        return [self.records[nodeid] for nodeid in sorted(self.records) if self.records[nodeid].outcome is not None]
+
+    def resolve_lost(self) -> None:
+        """Lost items (their xdist worker died while running them: no result) count as errors of the benchmark
+        of the items their test module ran: the controller of an xdist run never collects, so it knows items
+        only by what their reports carried."""
+        by_module = {record.nodeid.split("::", 1)[0]: record.benchmark_name() for record in self.records.values()
+                     if not record.lost and record.benchmark_name()}
+        for record in self.records.values():
+            if record.lost and record.benchmark is None:
+                record.benchmark = by_module.get(record.nodeid.split("::", 1)[0], "unknown")
+
+    @property
+    def lost(self) -> list[str]:
+        return [record.nodeid for record in self.records.values() if record.lost]
+
     def conclude(self) -> None:
         """Aggregate scored items per benchmark and evaluate the gates."""
-        scored: dict[str, list[Result]] = defaultdict(list)
-        for nodeid in sorted(self.results):
-            if self.outcomes.by_node.get(nodeid) in ("passed", "failed"):
-                result = self.results[nodeid]
-                scored[result["benchmark"]].append(Result.from_dict(result))
-        errored: dict[str, int] = defaultdict(int)
-        for benchmark in self.errored_in.values():
-            errored[benchmark] += 1
-        for nodeid in self.lost:
-            errored[self.lost_benchmark(nodeid)] += 1
-        self.metrics = run_metrics(scored, errored, BENCHMARKS)
+        self.resolve_lost()
+        self.metrics = metrics_of(self.records.values(), BENCHMARKS)
         if self.baseline_report is not None and self.config.baseline is not None:
             from .report.json_report import items
 
@@ -257,39 +253,22 @@ class TrustSession:
 
     def irregular_answers(self) -> dict[str, dict[str, int]]:
         """Per benchmark, how many answers were cut at max_tokens, filtered, tool calls or empty."""
-        counts: dict[str, dict[str, int]] = {}
-        for result in self.results.values():
-            for reason, n in result.get("irregular", {}).items():
-                per = counts.setdefault(result["benchmark"], {})
-                per[reason] = per.get(reason, 0) + n
-        return counts
-
-    def lost_benchmark(self, nodeid: str) -> str:
-        """The benchmark of a lost item: that of the items its test module ran (the controller of an
-        xdist run never collects, so it knows items only by what their reports carried)."""
-        module = nodeid.split("::", 1)[0]
-        for known, result in self.results.items():
-            if known.split("::", 1)[0] == module:
-                return result["benchmark"]
-        return next((b for known, b in self.errored_in.items() if known.split("::", 1)[0] == module), "unknown")
+        return irregular_answers(self.records.values())
 
     @property
     def ran_items(self) -> bool:
-        return bool(self.results or self.error_kinds or self.skipped or self.batch_lines or self.missing_recordings)
+        return (any(r.result is not None or r.error is not None or r.skip is not None for r in self.records.values())
+                or bool(self.batch_lines or self.missing_recordings))
 
     def item_counts(self) -> dict[str, int]:
         """Outcomes of benchmark items only (not of other tests in the same run)."""
-        counts: dict[str, int] = defaultdict(int)
-        for nodeid, outcome in self.outcomes.by_node.items():
-            if nodeid in self.results or nodeid in self.error_kinds or nodeid in self.lost or nodeid in self.skipped:
-                counts[outcome] += 1
-        return dict(counts)
+        return item_counts(self.records.values())
 
     def failures_are_verdicts(self) -> bool:
         """True when every failure of the run is a benchmark item's verdict (no errors, no other
         failing test): what soft mode forgives."""
-        return not any(outcome == "error" or (outcome == "failed" and nodeid not in self.results)
-                       for nodeid, outcome in self.outcomes.by_node.items())
+        return not any(r.outcome == "error" or (r.outcome == "failed" and r.result is None)
+                       for r in self.records.values())
 
     @property
     def gates_failed(self) -> bool:

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageProblem
-from .items import Result
 from .metrics import Metric
 from .report.json_report import scorers as scorers_of
 from .report_file import SCHEMA, read
-from .run_metrics import run_metrics
+from .run_record import ItemRecord
+from .run_record import metrics_of as metrics_from_records
 
 
 def shard_of(key: str, total: int) -> int:
@@ -79,16 +79,8 @@ def check(paths: Sequence[Path], reports: Sequence[Mapping[str, Any]], allow_mis
 
 
 def metrics_of(entries: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Any]) -> dict[str, Metric]:
-    """Every metric from report items, as the run that wrote them computed them."""
-    scored: dict[str, list[Result]] = defaultdict(list)
-    errored: dict[str, int] = defaultdict(int)
-    for entry in sorted(entries, key=lambda e: e["nodeid"]):
-        if "error" in entry:
-            errored[entry.get("benchmark") or "unknown"] += 1
-        elif entry.get("outcome") in ("passed", "failed") and "verdict" in entry:
-            scored[entry["benchmark"]].append(Result.from_dict({"item_id": entry["id"], "verdict": entry["verdict"],
-                                                                "facts": entry.get("facts", {})}))
-    return run_metrics(scored, errored, benchmarks)
+    """Every metric from report items, as the run that wrote them computed them (run_record.metrics_of)."""
+    return metrics_from_records((ItemRecord.from_entry(entry) for entry in entries), benchmarks)
 
 
 def merge(reports: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Any]) -> dict[str, Any]:

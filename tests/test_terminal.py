@@ -2,6 +2,7 @@
 
 from pytest_trust.metrics import Metric, pass_rate
 from pytest_trust.report.terminal import failing_account, format_metric, format_value, reason_pattern, scenario_of
+from pytest_trust.run_record import ItemRecord
 
 
 def test_rates_and_scores_print_as_percentages_with_two_decimals():
@@ -25,10 +26,10 @@ def _trust(rows):
     """A session-shaped object holding scored items: (nodeid, benchmark, item id, passed, reason)."""
     from types import SimpleNamespace
 
-    results = {nodeid: {"benchmark": benchmark, "item_id": item_id, "verdict": {"passed": passed, "reason": reason}}
+    records = {nodeid: ItemRecord(nodeid, "passed" if passed else "failed",
+                                  {"benchmark": benchmark, "item_id": item_id, "verdict": {"passed": passed, "reason": reason}})
                for nodeid, benchmark, item_id, passed, reason in rows}
-    outcomes = {nodeid: "passed" if passed else "failed" for nodeid, _, _, passed, _ in rows}
-    return SimpleNamespace(results=results, outcomes=SimpleNamespace(by_node=outcomes))
+    return SimpleNamespace(records=records)
 
 
 def test_the_failing_account_counts_per_scenario_with_the_commonest_reasons_and_a_few_ids():

@@ -17,28 +17,7 @@ PACKAGES = ("pytest-trust", "pytest", "openai", "vcrpy", "pytest-recording", "py
 def items(trust: Any) -> list[dict[str, Any]]:
     """Every reported test of the run, with its benchmark item's verdict and facts: what a baseline
     comparison pairs and what `pytest-trust report merge` recomputes the metrics from."""
-    entries = []
-    for nodeid, outcome in sorted(trust.outcomes.by_node.items()):
-        result = trust.results.get(nodeid)
-        entry: dict[str, Any] = {"nodeid": nodeid, "outcome": outcome}
-        if result is not None:
-            entry.update(id=result["item_id"], benchmark=result["benchmark"], verdict=result["verdict"],
-                         facts=result["facts"])
-            if "scenario" in result:
-                entry["scenario"] = result["scenario"]
-            if "irregular" in result:
-                entry["irregular"] = result["irregular"]
-        if nodeid in trust.error_kinds:
-            entry["error"] = trust.error_kinds[nodeid]
-            if nodeid in trust.error_messages:
-                entry["error_message"] = trust.error_messages[nodeid]
-            if nodeid in trust.errored_in:  # counted in <benchmark>.error_rate, by a merge too
-                entry.setdefault("benchmark", trust.errored_in[nodeid])
-        if nodeid in trust.lost:
-            entry["error"] = "lost: its xdist worker died while running it"
-            entry.setdefault("benchmark", trust.lost_benchmark(nodeid))
-        entries.append(entry)
-    return entries
+    return [record.to_entry() for record in trust.reported()]
 
 
 def scorers(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:

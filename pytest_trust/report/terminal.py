@@ -74,9 +74,14 @@ def fold_item_failures(tr: Any, trust: Any) -> list[Any] | None:
     if trust.worker is not None or per_item_detail(tr.config) or not tr.stats.get("failed"):
         return None
     reports = tr.stats["failed"]
-    tr.stats["failed"] = [r for r in reports if not (getattr(r, "when", None) == "call" and r.nodeid in trust.results
-                                                     and trust.outcomes.by_node.get(r.nodeid) == "failed")]
+    tr.stats["failed"] = [r for r in reports if not (getattr(r, "when", None) == "call" and _a_verdict(trust, r.nodeid))]
     return reports
+
+
+def _a_verdict(trust: Any, nodeid: str) -> bool:
+    """Whether a test's failure is a benchmark item's verdict."""
+    record = trust.records.get(nodeid)
+    return record is not None and record.result is not None and record.outcome == "failed"
 
 
 def unfold(tr: Any, reports: list[Any] | None) -> None:
@@ -116,9 +121,9 @@ def failing_account(trust: Any, every_scenario: bool = False, width: int = WIDTH
     most common reasons, a few ids; ``folded``: one line per benchmark naming its worst scenarios. Empty
     when no item failed."""
     scored: dict[str, dict[str, list[tuple[str, dict]]]] = defaultdict(lambda: defaultdict(list))
-    for nodeid, result in trust.results.items():
-        outcome = trust.outcomes.by_node.get(nodeid)
-        if outcome in ("passed", "failed"):
+    for record in trust.records.values():
+        result, outcome = record.result, record.outcome
+        if result is not None and outcome in ("passed", "failed"):
             scored[result["benchmark"]][scenario_of(result["item_id"])].append((outcome, result))
     lines: list[str] = []
     for benchmark in sorted(scored):
@@ -157,8 +162,8 @@ def corrupt_files(trust: Any) -> list[str]:
     """One line per corrupt cassette file, however many items errored on it: its first message (the file, the
     problem, the fix) and the count. Under ``-q --tb=no`` pytest prints the items' bare ERROR lines only."""
     by_file: dict[str, list[str]] = {}
-    for nodeid, kind in trust.error_kinds.items():
-        message = trust.error_messages.get(nodeid)
+    for record in trust.records.values():
+        kind, message = record.error, record.error_message
         if kind == "corrupt cassette" and message:
             where = CASSETTE_NAMED.match(message)
             by_file.setdefault(where.group(1) if where else message, []).append(message)
@@ -321,7 +326,7 @@ def write_summary(tr: Any, trust: Any) -> None:
         tr.write_line(line, red=True)
     counts = trust.item_counts()
     kinds: dict[str, int] = {}
-    for kind in trust.error_kinds.values():
+    for kind in (record.error for record in trust.records.values() if record.error is not None):
         kinds[kind] = kinds.get(kind, 0) + 1
     parts = [f"{counts.get(k, 0)} {k}" for k in ("passed", "failed", "error", "skipped") if counts.get(k)]
     detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
