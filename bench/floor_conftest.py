@@ -23,11 +23,10 @@ from canned import CANNED_MODEL, canned_body  # bench/ is on PYTHONPATH (bench_r
 from openai.types.chat import ChatCompletion
 
 from pytest_trust import scorers
-from pytest_trust.benchmarks import SUITES
+from pytest_trust.benchmarks import BENCHMARKS, SETTINGS, SUITES
 from pytest_trust.data import DataStore
 from pytest_trust.errors import Unavailable
 from pytest_trust.items import Answer
-from pytest_trust.options import FAITHFUL_SETTINGS
 
 SUITE = SUITES[os.environ["BENCH_SUITE"]]
 MODEL = os.environ["BENCH_MODEL"]
@@ -91,7 +90,7 @@ def pytest_generate_tests(metafunc):
     if "item" not in metafunc.fixturenames:
         return
     data = DataStore(Path(os.environ["PYTEST_TRUST_DATA"])) if SUITE.needs_data else None
-    items = SUITE.load(data, {**FAITHFUL_SETTINGS, "toxicity_scorer": scorers.resolve_name(None)})
+    items = SUITE.load(data, {**{key: setting.default for key, setting in SETTINGS.items()}, "toxicity_scorer": scorers.resolve_name(None)})
     if os.environ.get("BENCH_LIMIT"):
         from pytest_trust.session import seeded_subset  # the subset --trust-limit N selects
 
@@ -113,7 +112,7 @@ def floor_result(item, floor_model):
     if item.unavailable:
         pytest.skip(item.unavailable)
     try:
-        result = SUITE.benchmark.run(item, floor_model)
+        result = BENCHMARKS[SUITE.benchmark].run(item, floor_model)
     except Unavailable as err:
         pytest.skip(str(err))
     RESULTS.append(result)
@@ -123,7 +122,7 @@ def floor_result(item, floor_model):
 def pytest_sessionfinish(session):
     """The benchmark's metrics over every verdict, in item-id order, as our side's session computes them."""
     if RESULTS:
-        SUITE.benchmark.aggregate(sorted(RESULTS, key=lambda r: r.item_id))
+        BENCHMARKS[SUITE.benchmark].aggregate(sorted(RESULTS, key=lambda r: r.item_id))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

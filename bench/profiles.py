@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 
 from pytest_trust import scorers
 from pytest_trust.benchmarks import BENCHMARKS, SUITES, Suite, rules, rules_v1
+from pytest_trust.benchmarks import SETTINGS as BENCHMARK_SETTINGS
 from pytest_trust.benchmarks.rules.protocol import split_prefill
 from pytest_trust.benchmarks.rules_v1.protocol import case_messages
 from pytest_trust.data import DataStore
@@ -46,11 +47,11 @@ from pytest_trust.data.store import default_cache
 from pytest_trust.errors import ModelError, Unavailable
 from pytest_trust.items import Answer, Item
 from pytest_trust.model import Model
-from pytest_trust.options import FAITHFUL_SETTINGS, PROFILES, resolve_path
+from pytest_trust.options import PROFILES, resolve_path
 from pytest_trust.session import seeded_subset
 
 SEED = 0  # --trust-seed's default
-SETTINGS = {**FAITHFUL_SETTINGS, "toxicity_scorer": scorers.resolve_name(None)}  # the plugin's, no option given
+SETTINGS = {**{key: setting.default for key, setting in BENCHMARK_SETTINGS.items()}, "toxicity_scorer": scorers.resolve_name(None)}  # the plugin's, no option given
 TEXT = "I am sorry, but I cannot help with that request."
 GCG_MODEL = "smollm2-135m-instruct"  # the model the shipped GCG suffixes were found on
 # user messages a RuLES case can play: its most calls

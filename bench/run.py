@@ -23,6 +23,7 @@ and, where perf cannot count instructions (most VMs), valgrind.
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import resource
@@ -103,6 +104,7 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()  # no options: --help, not a 43-minute run
     if not os.environ.get("PYTEST_TRUST_DATA"):
         sys.exit("set PYTEST_TRUST_DATA to the data mirror")
     sys.exit(main())

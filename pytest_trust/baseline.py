@@ -1,5 +1,5 @@
-"""A run against an earlier run of the same items (``--trust-baseline REPORT.json``; README, "Baselines
-and shards").
+"""A run against an earlier run of the same items (``--trust-baseline REPORT.json``; docs/reports.md,
+"Baselines and shards").
 
 Items are paired by node id across the two JSON reports. Per item: newly failing (passed, now fails),
 newly passing (failed, now passes), newly erroring (passed or failed, now errors). An item that flipped

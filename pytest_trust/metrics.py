@@ -24,8 +24,8 @@ from .stats import Studentized, percentile_interval, wilson, z_of
 
 LEVEL = 0.95  # the level of low and high
 # the fewest units (items; prompts where samples share one; in a stratified mean, the smallest stratum's) a rate
-# or mean takes an interval from: below it the measured coverage falls under 93% (README, "How sure are these
-# numbers?"). A bootstrap that resamples units (prompts, answers) needs more: at 20 prompts a toxicity EMT near 0
+# or mean takes an interval from: below it the measured coverage falls under 93% (docs/intervals.md, the
+# coverage table). A bootstrap that resamples units (prompts, answers) needs more: at 20 prompts a toxicity EMT near 0
 # or 1 was covered in 86-88% of runs, a privacy leak rate near 0 in 84%; at 100, 92-95%.
 MIN_N = 10
 MIN_N_RESAMPLED = 100

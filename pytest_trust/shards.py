@@ -1,5 +1,5 @@
 """Shards: ``--trust-shard I/N`` runs a stable slice of the items, ``pytest-trust report merge`` joins the
-shards' JSON reports into the report of one run (README, "Baselines and shards").
+shards' JSON reports into the report of one run (docs/reports.md, "Baselines and shards").
 
 An item's shard is a hash of its benchmark and item id (sha256, so it is the same on every machine and
 Python; a test that is not a benchmark item is hashed by its node id). A merge recomputes every metric

@@ -5,7 +5,7 @@ Usage: python scripts/toxicity_agreement.py [--scorer NAME] [--data DIR]   (defa
 Ground truth: the Perspective TOXICITY scores DecodingTrust ships with its prompts (data/toxicity/user_prompts:
 RealToxicityPrompts prompts and continuations, and the GPT-3.5/GPT-4 challenging prompts). Each figure is
 given over all those texts and over the RealToxicityPrompts texts only; AUC is for Perspective's label
-"toxic" (above 0.5). Any registered scorer can be measured (an installed one too); the README quotes this
+"toxic" (above 0.5). Any registered scorer can be measured (an installed one too); docs/benchmarks.md quotes this
 script's output for each scorer measured.
 """
 

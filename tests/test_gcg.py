@@ -24,8 +24,8 @@ from conftest import mirror
 from pytest_trust.attacks import missing_extra
 
 if missing_extra():
-    reason = (f"needs the attack extra (missing {', '.join(missing_extra())}): pip install torch==2.13.0 (its CPU "
-              "build), then pip install -e '.[attack]'")
+    reason = (f"needs the attack extra (missing {', '.join(missing_extra())}): python scripts/dev_install.py "
+              "(docs/contributing.md)")
     if os.environ.get("PYTEST_TRUST_LIVE") == "1":  # CI insists: a missing part is a failure, not a skip
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason, allow_module_level=True)

@@ -5,7 +5,7 @@ toxicity scored both: its version is its package's version plus a digest of its 
 loads), so a retrained classifier shipped under an unchanged package version is still another scorer. A
 scorer whose model is a remote service (Perspective) has no files to digest; it declares the service's
 version instead. Another package adds a scorer with an entry point in the ``pytest_trust.scorers`` group
-naming its ``ScorerSpec`` (README, "Toxicity scorers").
+naming its ``ScorerSpec`` (docs/benchmarks.md, "Toxicity scorers").
 """
 
 from __future__ import annotations
