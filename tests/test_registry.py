@@ -14,7 +14,8 @@ from pytest_trust.benchmarks.spec import Benchmark, Setting, Suite
 # A benchmark package of its own, as a team would publish one: three questions, an answer passes when it is the
 # expected word; installed below as a distribution whose entry point names its Benchmark.
 TINY_PACKAGE = '''
-from pytest_trust.benchmarks.spec import Benchmark, Setting, Suite
+from pytest_trust.benchmarks.spec import Benchmark, ReportSection, Setting, Suite
+from pytest_trust.html_parts import escape
 from pytest_trust.items import Item, Result, Verdict
 from pytest_trust.metrics import pass_rate
 
@@ -36,9 +37,15 @@ def aggregate(results):
     return {"tiny.accuracy": pass_rate(sum(r.verdict.passed for r in results), len(results))}
 
 
+def section(report):
+    answers = [item["verdict"]["reason"] for item in report["items"] if item.get("benchmark") == "tiny"]
+    return "<ul>" + "".join(f"<li>{escape(answer)}</li>" for answer in sorted(answers)) + "</ul>" if answers else None
+
+
 BENCHMARK = Benchmark("tiny", run, aggregate, lambda: ["tiny.accuracy"],
                       suites=(Suite("tiny", "a tiny benchmark of another package", load_items, needs_data=False),),
-                      settings=(Setting("tiny_strict", False, "tiny: judge strictly (a deviation)"),))
+                      settings=(Setting("tiny_strict", False, "tiny: judge strictly (a deviation)"),),
+                      report_sections=(ReportSection("tiny-answers", "Tiny: what the model answered", section),))
 '''
 
 
@@ -74,10 +81,13 @@ def test_an_installed_benchmark_runs_with_its_marker_option_and_gates(pytester, 
                                                  "--record-mode=once", "--trust-base-url", server.base_url)
     recorded.assert_outcomes(passed=2, failed=1)
     replayed = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-m", "tiny", "--model", "m", "--block-network",
-                                             "--trust-soft")
+                                             "--trust-soft", "--trust-html=report.html")
     replayed.assert_outcomes(passed=2, failed=1)
     replayed.stdout.re_match_lines([r"tiny.accuracy\s+>= 0.6\s+66.67%\s+PASS"])
     assert replayed.ret == 0
+    page = (pytester.path / "report.html").read_text()  # its own section in the HTML report, drawn from the run
+    assert 'id="tiny-answers"' in page and "Tiny: what the model answered" in page
+    assert "<li>answered &#x27;perhaps&#x27;</li>" in page or "<li>answered &#39;perhaps&#39;</li>" in page
     strict = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-m", "tiny", "--model", "m", "--block-network",
                                            "--trust-soft", "--trust-tiny-strict")
     strict.stdout.fnmatch_lines(["*tiny_strict*"])  # another value than the default is a deviation, named
