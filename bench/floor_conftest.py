@@ -23,12 +23,13 @@ from canned import CANNED_MODEL, canned_body  # bench/ is on PYTHONPATH (bench_r
 from openai.types.chat import ChatCompletion
 
 from pytest_trust import scorers
-from pytest_trust.benchmarks import SUITES
+from pytest_trust.benchmarks import BENCHMARKS, SETTINGS, SUITES
 from pytest_trust.data import DataStore
 from pytest_trust.errors import Unavailable
 from pytest_trust.items import Answer
-from pytest_trust.options import FAITHFUL_SETTINGS
 
+# the plugin's settings when no option is given: each benchmark setting's faithful default
+FAITHFUL_SETTINGS = {key: setting.default for key, setting in SETTINGS.items()}
 SUITE = SUITES[os.environ["BENCH_SUITE"]]
 MODEL = os.environ["BENCH_MODEL"]
 _answers_file = os.environ.get("BENCH_ANSWERS")  # {request body: response body}, for recorded cassettes
@@ -113,7 +114,7 @@ def floor_result(item, floor_model):
     if item.unavailable:
         pytest.skip(item.unavailable)
     try:
-        result = SUITE.benchmark.run(item, floor_model)
+        result = BENCHMARKS[SUITE.benchmark].run(item, floor_model)
     except Unavailable as err:
         pytest.skip(str(err))
     RESULTS.append(result)
@@ -123,7 +124,7 @@ def floor_result(item, floor_model):
 def pytest_sessionfinish(session):
     """The benchmark's metrics over every verdict, in item-id order, as our side's session computes them."""
     if RESULTS:
-        SUITE.benchmark.aggregate(sorted(RESULTS, key=lambda r: r.item_id))
+        BENCHMARKS[SUITE.benchmark].aggregate(sorted(RESULTS, key=lambda r: r.item_id))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
