@@ -28,6 +28,8 @@ from pytest_trust.data import DataStore
 from pytest_trust.errors import Unavailable
 from pytest_trust.items import Answer
 
+# the plugin's settings when no option is given: each benchmark setting's faithful default
+FAITHFUL_SETTINGS = {key: setting.default for key, setting in SETTINGS.items()}
 SUITE = SUITES[os.environ["BENCH_SUITE"]]
 MODEL = os.environ["BENCH_MODEL"]
 _answers_file = os.environ.get("BENCH_ANSWERS")  # {request body: response body}, for recorded cassettes
@@ -90,7 +92,7 @@ def pytest_generate_tests(metafunc):
     if "item" not in metafunc.fixturenames:
         return
     data = DataStore(Path(os.environ["PYTEST_TRUST_DATA"])) if SUITE.needs_data else None
-    items = SUITE.load(data, {**{key: setting.default for key, setting in SETTINGS.items()}, "toxicity_scorer": scorers.resolve_name(None)})
+    items = SUITE.load(data, {**FAITHFUL_SETTINGS, "toxicity_scorer": scorers.resolve_name(None)})
     if os.environ.get("BENCH_LIMIT"):
         from pytest_trust.session import seeded_subset  # the subset --trust-limit N selects
 

@@ -37,21 +37,21 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from pytest_trust import scorers
-from pytest_trust.benchmarks import BENCHMARKS, SUITES, Suite, rules, rules_v1
-from pytest_trust.benchmarks import SETTINGS as BENCHMARK_SETTINGS
+from pytest_trust.benchmarks import BENCHMARKS, SETTINGS, SUITES, Suite, rules, rules_v1
 from pytest_trust.benchmarks.rules.protocol import split_prefill
 from pytest_trust.benchmarks.rules_v1.protocol import case_messages
 from pytest_trust.data import DataStore
 from pytest_trust.data.item_cache import cached_items
 from pytest_trust.data.store import default_cache
-from pytest_trust.errors import ModelError, Unavailable
+from pytest_trust.errors import RejectsN, Unavailable
 from pytest_trust.items import Answer, Item
 from pytest_trust.model import Model
 from pytest_trust.options import PROFILES, resolve_path
 from pytest_trust.session import seeded_subset
 
 SEED = 0  # --trust-seed's default
-SETTINGS = {**{key: setting.default for key, setting in BENCHMARK_SETTINGS.items()}, "toxicity_scorer": scorers.resolve_name(None)}  # the plugin's, no option given
+# the plugin's settings when no option is given: each benchmark setting's faithful default
+RUN_SETTINGS = {**{key: setting.default for key, setting in SETTINGS.items()}, "toxicity_scorer": scorers.resolve_name(None)}
 TEXT = "I am sorry, but I cannot help with that request."
 GCG_MODEL = "smollm2-135m-instruct"  # the model the shipped GCG suffixes were found on
 # user messages a RuLES case can play: its most calls
@@ -73,7 +73,7 @@ class CountingModel(Model):
     def _create(self, messages: Sequence[Mapping[str, Any]], decoding: Mapping[str, Any]) -> list[Answer]:
         n = decoding.get("n", 1)
         if self.rejects_n and n > 1:  # what Model.samples takes for "this endpoint has no n"
-            raise ModelError("the model endpoint failed after 1 attempt: HTTP 400 (unsupported parameter 'n')")
+            raise RejectsN("the model endpoint failed after 1 attempt: HTTP 400 (unsupported parameter 'n')")
         self.calls += 1
         return [Answer(TEXT) for _ in range(n)]
 
@@ -103,8 +103,8 @@ class Row(NamedTuple):
 
 def suite_items(name: str, suite: Suite, data: Path) -> list[Item]:
     """The suite's items as TrustSession.items builds them, read from (or written to) the plugin's cache."""
-    return cached_items(default_cache().parent / "items", name, SETTINGS, data,
-                        lambda: suite.load(DataStore(data), SETTINGS))
+    return cached_items(default_cache().parent / "items", name, RUN_SETTINGS, data,
+                        lambda: suite.load(DataStore(data), RUN_SETTINGS))
 
 
 def item_calls(suite: Suite, item: Item, model: CountingModel) -> int | None:

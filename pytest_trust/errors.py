@@ -13,7 +13,8 @@
     │   └── NotSaved            a new recording cannot be written (disk full, read-only folder): the run stops
     ├── Unavailable             an item that cannot run here, e.g. its upstream inputs are absent (SKIP)
     ├── ModelError              the model endpoint failed after retries (test ERROR, never recorded)
-    │   └── EndpointDown        several items in a row failed so: the run stops with one message
+    │   ├── EndpointDown        several items in a row failed so: the run stops with one message
+    │   └── RejectsN            the endpoint refused n > 1 answers: the model asks for seeded ones instead
     ├── Stopped                 a request after Ctrl-C: its item is abandoned, and recorded by the next run
     └── InvalidItem             a benchmark item its own scorer rejects, e.g. a malformed user
                                 message in RuLES (test ERROR, not a model failure)
@@ -76,6 +77,10 @@ class ModelError(TrustError):
 
 class EndpointDown(ModelError):
     """The endpoint failed for several items in a row: erroring item by item for hours helps no one."""
+
+
+class RejectsN(ModelError):
+    """The endpoint refused a request for several answers (``n``): told as a type, not in the message's text."""
 
 
 class Stopped(TrustError):

@@ -1,12 +1,15 @@
 """The model client benchmarks talk to: one openai client per session, over the recording transport.
 
 Benchmarks call ``chat`` (one answer) or ``samples`` (k answers); they never see HTTP, cassettes or
-credentials. Answers are ``Answer`` strings that carry their finish reason. Retries with backoff
-(honouring ``Retry-After``) and the per-request timeout are the openai client's own; a status-200
-answer that is not a completion is retried the same way (the transport turns it into a retryable
-502). An exchange that still fails raises ``ModelError`` naming the endpoint (a test ERROR, never
-recorded), its credentials redacted (an endpoint may echo the key it refused); after ``BREAKER``
-failing calls in a row, ``EndpointDown`` stops the run. The client keeps no cookie an endpoint sets.
+credentials. Answers are ``Answer`` strings that carry their finish reason. A replay-only session reads
+each recorded answer by its request digest (recording/replay.py), with no HTTP client in between;
+recording, and a body that is not plain JSON, go through the client. Retries with backoff (honouring
+``Retry-After``) and the per-request timeout are the openai client's own; a status-200 answer that is
+not a completion is retried the same way (the transport answers a retryable 502 carrying an
+``InvalidAnswer``, endpoint/conditions.py). An exchange that still fails raises ``ModelError`` naming
+the endpoint (a test ERROR, never recorded), its credentials redacted (an endpoint may echo the key it
+refused); ``RejectsN`` when it refused ``n`` > 1; after the breaker's limit of failing calls in a row
+(endpoint/breaker.py), ``EndpointDown`` stops the run. The client keeps no cookie an endpoint sets.
 """
 
 from __future__ import annotations
@@ -23,19 +26,20 @@ import httpx2
 import openai
 from openai.types.chat import ChatCompletion
 
-from .errors import CassetteError, EndpointDown, ModelError
+from .endpoint.breaker import Breaker
+from .endpoint.conditions import IgnoresN, InvalidAnswer, condition_of
+from .endpoint.pacing import Pace
+from .endpoint.spread import Spread
+from .errors import CassetteError, ModelError, RejectsN
 from .items import Answer
 from .recording import Recorder, TrustTransport
 from .recording.batch import BatchQueue
 from .recording.capture import no_cookies
-from .recording.pacing import Pace
-from .recording.spread import Spread
-from .recording.transport import INVALID_ANSWER_HEADER
+from .recording.replay import Replay
 from .redact import known, redact
 from .system_prompt import SystemPrompt
 
 REPLAY_BASE_URL = "http://replay.invalid/v1"  # replay never connects; the host only fills the URL
-BREAKER = 3  # calls failing in a row (each after its retries) that stop a recording run
 Message = Mapping[str, Any]
 
 
@@ -87,9 +91,11 @@ class Model:
         self.deployment = deployment  # the deployment's prompt (and template, preamble) on every request
         self.client = client
         self.transport = transport
+        # replay-only: recorded answers are read by digest, not through the client (recording/replay.py)
+        self.replay = Replay(transport.recorder) if transport is not None and transport.replay_only else None
         self.where = where  # the endpoint as messages name it
         self.n_supported: bool | None = None  # learnt on the first multi-sample request
-        self.failures_in_a_row = 0  # across threads: an endpoint that is down fails them all
+        self.breaker = Breaker("calls", "check that the endpoint is up, then run again (recordings so far are kept)")
         self._local = threading.local()  # per thread: the item it plays
 
     @property
@@ -152,39 +158,42 @@ class Model:
         return [self.chat(messages, **{**decoding, "seed": seed + i}) for i in range(k)]
 
     def _create(self, messages: Sequence[Message], decoding: Mapping[str, Any]) -> list[Answer]:
-        # The body goes to the client's own POST as it is: ``chat.completions.create`` would first walk
-        # every message through its TypedDict transform, which costs ~7.5 ms per 34-message request and
-        # changes nothing in plain JSON messages. Auth, retries, timeouts and errors are the client's.
         if self.deployment is not None:
             messages = self.deployment.apply(messages)
         body = {"model": self.name, "messages": list(messages), **decoding}
-        content = self.transport.replay_content(body)  # replay: serialized once, in the form its digest hashes
-        try:
-            completion = self.client.post("/chat/completions", cast_to=ChatCompletion,
-                                          options={"security": {"bearer_auth": True}},
-                                          **({"body": body} if content is None else {"content": content}))
-            answers = [Answer(choice.message.content, choice.finish_reason) for choice in completion.choices]
-        except openai.APIError as err:
-            self._failed(_failure(err), retried=_retryable(err), endpoint_wide=_endpoint_wide(err))
-        except (ValueError, TypeError, AttributeError):  # a live answer is checked before it is kept
-            # (recording/answers.py), so this one was replayed: its cassette was damaged or written by hand
-            raise self.transport.unreadable_answer("is not a chat completion") from None
-        self.failures_in_a_row = 0
+        choices = self.replay.choices(body) if self.replay is not None else None
+        if choices is not None:  # replay: the recorded answer for the body's digest, as the client would read it
+            answers = [Answer(content, finish_reason) for content, finish_reason in choices]
+        else:
+            answers = self._post(body)
+        self.breaker.succeeded()
         self.irregular.update(a.irregular for a in answers if a.irregular)
         return answers
 
-    def _failed(self, cause: str, retried: bool, endpoint_wide: bool) -> None:
+    def _post(self, body: dict[str, Any]) -> list[Answer]:
+        # The body goes to the client's own POST as it is: ``chat.completions.create`` would first walk
+        # every message through its TypedDict transform, which costs ~7.5 ms per 34-message request and
+        # changes nothing in plain JSON messages. Auth, retries, timeouts and errors are the client's.
+        try:
+            completion = self.client.post("/chat/completions", cast_to=ChatCompletion, body=body,
+                                          options={"security": {"bearer_auth": True}})
+            return [Answer(choice.message.content, choice.finish_reason) for choice in completion.choices]
+        except openai.APIError as err:
+            self._failed(_failure(err), retried=_retryable(err), endpoint_wide=_endpoint_wide(err),
+                         refuses_n=_refuses_n(err))
+        except (ValueError, TypeError, AttributeError):  # a live answer is checked before it is kept
+            # (recording/answers.py), so this one was replayed: its cassette was damaged or written by hand
+            raise self.transport.unreadable_answer("is not a chat completion") from None
+        raise AssertionError("unreachable: _failed raises")
+
+    def _failed(self, cause: str, retried: bool, endpoint_wide: bool, refuses_n: bool = False) -> None:
         attempts = self.client.max_retries + 1 if retried else 1
         where = f"{self.where} " if self.where else "the model endpoint "
         message = f"{where}failed after {attempts} attempt{'s' * (attempts > 1)}: {redact(cause, self.secrets)}"
-        if not endpoint_wide:  # one request's own problem (a 400): says nothing about the endpoint
-            raise ModelError(message) from None
-        self.failures_in_a_row += 1
-        if self.where and self.failures_in_a_row >= BREAKER:
-            raise EndpointDown(f"{message}; {self.failures_in_a_row} calls in a row failed, so the run stops "
-                               "here: check that the endpoint is up, then run again (recordings so far "
-                               "are kept)") from None
-        raise ModelError(message) from None
+        if refuses_n:
+            raise RejectsN(message) from None
+        # one request's own problem (a 400) says nothing about the endpoint; only a recording run stops
+        raise self.breaker.failed(message, counts=endpoint_wide, trips=bool(self.where)) from None
 
     def close(self) -> None:
         self.client.close()
@@ -193,8 +202,9 @@ class Model:
 def _failure(err: openai.APIError) -> str:
     """One line saying what went wrong with an exchange, from the client's error."""
     if isinstance(err, openai.APIStatusError):
-        if err.response.headers.get(INVALID_ANSWER_HEADER):
-            return f"status 200 with {_error_message(err)}"
+        condition = condition_of(err.response)
+        if isinstance(condition, InvalidAnswer):
+            return condition.line()
         return f"HTTP {err.status_code} ({_error_message(err)})"
     if isinstance(err, openai.APITimeoutError):
         return "no answer within the timeout (--trust-timeout)"
@@ -227,7 +237,17 @@ def _error_message(err: openai.APIStatusError) -> str:
     return str(body or err.message)[:200]
 
 
+def _refuses_n(err: openai.APIError) -> bool:
+    """Whether the endpoint refused a request for ``n`` > 1 answers: a 400 the transport marked ``IgnoresN``, or
+    the endpoint's own 400 naming the parameter (in the error's ``param``, or as 'n' in its message)."""
+    if not isinstance(err, openai.APIStatusError) or err.status_code != 400:
+        return False
+    if isinstance(condition_of(err.response), IgnoresN):
+        return True
+    body = err.body if isinstance(err.body, dict) else {}
+    return body.get("param") == "n" or "'n'" in _error_message(err)
+
+
 def _rejects_n(err: Exception) -> bool:
-    # A miss on the n=k request (recorded as k seeded requests) or an HTTP 400 about `n`.
-    return isinstance(err, CassetteError) or (isinstance(err, ModelError) and "HTTP 400" in str(err)
-                                              and "'n'" in str(err))
+    # A miss on the n=k request (recorded as k seeded requests), or an endpoint that refused `n`.
+    return isinstance(err, CassetteError | RejectsN)

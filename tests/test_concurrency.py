@@ -9,7 +9,7 @@ import pytest
 from conftest import HODOR_SUITE
 from fault_server import FaultServer
 
-from pytest_trust.recording.pacing import Pace, estimated_tokens, retry_after
+from pytest_trust.endpoint.pacing import Pace, estimated_tokens, retry_after
 
 
 def reply(body: dict) -> str:

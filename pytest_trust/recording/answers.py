@@ -28,6 +28,25 @@ def completion_problem(body: bytes | str, n: int = 1) -> str | None:
     except ValueError as err:
         head = (body[:60].decode("utf-8", "replace") if isinstance(body, bytes) else body[:60]).strip()
         return f"a body that is not JSON ({err.msg} at character {err.pos}; it starts {head!r})"
+    return _data_problem(data, n)
+
+
+def recorded_choices(body: str, n: int = 1) -> list[tuple[str | None, str | None]] | None:
+    """The (content, finish_reason) of each choice of a recorded completion, what the model client reads of
+    one (either may be absent: None, as the openai client reads it); None when ``completion_problem`` finds
+    no completion with ``n`` choices."""
+    if len(body) > MAX_ANSWER_BYTES:
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    if _data_problem(data, n) is not None:
+        return None
+    return [(choice["message"].get("content"), choice.get("finish_reason")) for choice in data["choices"]]
+
+
+def _data_problem(data: Any, n: int) -> str | None:
     if not isinstance(data, dict):
         return f"JSON that is not an object ({type(data).__name__})"
     if "error" in data and "choices" not in data:

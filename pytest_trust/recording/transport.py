@@ -1,26 +1,26 @@
 """The openai client's HTTP transport: serves recorded answers, records missing ones when allowed.
 
 Only a well-formed completion is kept. A status-200 answer that is not one becomes a 502 the
-client retries (``x-should-retry``), marked so the model client can say what the endpoint sent.
+client retries, carrying an ``InvalidAnswer`` (endpoint/conditions.py) so the model client can say what
+the endpoint sent.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 
 import httpx2
 
-from ..errors import CassetteError, CassetteMiss, CorruptCassette, Stopped
+from ..endpoint.conditions import IgnoresN, InvalidAnswer
+from ..endpoint.pacing import Pace, estimated_tokens
+from ..errors import CassetteMiss, CorruptCassette, Stopped
 from .answers import completion_problem
 from .batch import BatchQueue, Queued
 from .capture import LiveCapture, scrub_uri
-from .cassettes import REPAIR
-from .digest import canonical_float, digest_of_json, endpoint_of, request_digest, significant_json
-from .pacing import Pace, estimated_tokens
+from .digest import canonical_float, endpoint_of, request_digest
 from .recorder import Recorder
-
-INVALID_ANSWER_HEADER = "x-pytest-trust-invalid-answer"
+from .replay import current_tape, served, unreadable
+from .stored import stored_response
 
 
 class TrustTransport(httpx2.BaseTransport):
@@ -34,42 +34,16 @@ class TrustTransport(httpx2.BaseTransport):
         self.live_tokens = 0  # tokens of the answers recorded (their usage field)
         self.batch = batch  # --trust-batch: misses are queued for a batch instead of sent
         self.replay_only = live is None and batch is None  # nothing it is handed ever leaves the process
-        self._prepared = threading.local()  # per thread: the bytes replay_content made, and their JSON text
-        self._message_texts: dict = {}  # the JSON of messages replayed so far (digest.significant_json)
-
-    def replay_content(self, body: dict) -> bytes | None:
-        """Replay only: the bytes for the client to send instead of serializing ``body`` itself, the body's
-        canonical JSON (``digest.significant_json``), which is also the text its digest hashes; so a replayed
-        request is serialized once and never parsed. None when this transport may send requests to an
-        endpoint (they go as the client serializes them, and are recorded so) or the body is not plain JSON."""
-        if not self.replay_only:
-            return None
-        text = significant_json(body, self._message_texts)
-        if text is None:
-            return None
-        content = text.encode("utf-8")
-        self._prepared.request = (content, text)
-        return content
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        tape = self.recorder.tape
-        if tape is None:
-            raise CassetteError("a model request was made outside a benchmark item")
+        tape = current_tape(self.recorder)
         raw = request.read()
-        prepared, self._prepared.request = getattr(self._prepared, "request", None), None
         endpoint = endpoint_of(request.url.path, self.base_path)
-        if prepared is not None and prepared[0] == raw:  # a replay-only transport: a miss below raises, unsent
-            digest = digest_of_json(request.method, endpoint, prepared[1])
-        else:
-            body = json.loads(raw or b"{}", parse_float=canonical_float)  # whole floats as ints, as the digest wants
-            digest = request_digest(request.method, endpoint, body, canonical=True)
-        hit = tape.replay(digest)
-        if hit is not None:
-            status = hit["response"]["status"]["code"]
-            if status != 200:  # never recorded so (capture.py): a file edited or written by other tools
-                raise self.unreadable_answer(f"has HTTP status {status}, where only status-200 completions "
-                                             "are recorded")
-            return _stored_response(hit["response"])
+        body = json.loads(raw or b"{}", parse_float=canonical_float)  # whole floats as ints, as the digest wants
+        digest = request_digest(request.method, endpoint, body, canonical=True)
+        stored = served(tape, digest)
+        if stored is not None:
+            return stored_response(stored)
         if not tape.may_record or (self.capture is None and self.batch is None):
             raise CassetteMiss(self.recorder.miss_message(tape, digest))
         if self.batch is not None:
@@ -92,22 +66,15 @@ class TrustTransport(httpx2.BaseTransport):
         if problem is not None:
             response.close()
             if n > 1 and completion_problem(response.content, 1) is None:
-                # one plain answer to n > 1: an endpoint that ignores `n` (asking again gives the same), told
-                # as an endpoint that rejects it, so the model asks for seeded single answers instead
-                return httpx2.Response(400, json={"error": {"message": f"the endpoint ignores 'n': {problem}",
-                                                            "type": "invalid_request_error", "param": "n"}})
-            return httpx2.Response(502, json={"error": {"message": problem, "type": "invalid_answer"}},
-                                   headers={"x-should-retry": "true", INVALID_ANSWER_HEADER: "1"})
+                return IgnoresN(problem).response()
+            return InvalidAnswer(problem).response()
         tape.keep(digest, recorded_request, recorded_response)
         self.live_tokens += _total_tokens(response.content)
         return response
 
     def unreadable_answer(self, problem: str) -> CorruptCassette:
         """The error for a recorded answer of this thread's item that cannot be served as a completion."""
-        tape = self.recorder.tape
-        assert tape is not None
-        return CorruptCassette(f"cassette {tape.cassette}: the recorded answer of item {tape.item_id} {problem}: "
-                               f"{REPAIR}")
+        return unreadable(current_tape(self.recorder), problem)
 
     def close(self) -> None:
         if self.capture is not None:
@@ -118,9 +85,3 @@ def _total_tokens(body: bytes) -> int:
     usage = json.loads(body).get("usage")
     return int(usage.get("total_tokens") or 0) if isinstance(usage, dict) else 0
 
-
-def _stored_response(stored: dict) -> httpx2.Response:
-    headers = [(name, value) for name, values in stored.get("headers", {}).items() for value in values]
-    body = stored["body"]["string"]
-    return httpx2.Response(stored["status"]["code"], headers=headers,
-                           content=body.encode("utf-8") if isinstance(body, str) else body)

@@ -19,11 +19,11 @@ from typing import Any
 import httpx2
 import openai
 
-from ..errors import EndpointDown, ModelError
+from ..endpoint.breaker import Breaker
+from ..endpoint.pacing import Pace
 from ..items import Item
 from ..recording import Recorder
 from ..recording.capture import no_cookies
-from ..recording.pacing import Pace
 from ..redact import redact
 from .recorded import ScoreTransport, failure_line, in_item_tape
 from .settings import Settings, scorer_mode
@@ -35,7 +35,6 @@ MODEL = "omni-moderation-2024-09-26"  # a dated snapshot: "omni-moderation-lates
 KEY_VARIABLE = "OPENAI_API_KEY"
 SCORES_FOLDER = NAME  # under cassettes/<model>/
 TOXIC_CATEGORIES = ("harassment", "harassment/threatening", "hate", "hate/threatening")
-BREAKER = 3  # items failing in a row (each after the client's retries) that stop the run
 
 
 def toxicity(category_scores: dict[str, Any]) -> float:
@@ -64,7 +63,7 @@ class ModerationScorer:
         self.key = key
         self.recorder = recorder
         self.model = model
-        self.failures_in_a_row = 0
+        self.breaker = Breaker("items", "check the key and the quota, then run again (scores so far are kept)")
         live = httpx2.HTTPTransport(retries=0) if key else None
         self.transport = ScoreTransport(recorder, live, Pace(), self._checked, self._miss)
         self.client = openai.OpenAI(base_url=base_url, api_key=key or "no-key", max_retries=max_retries if key else 0,
@@ -88,7 +87,7 @@ class ModerationScorer:
             self._failed(f"connection failed ({type(err).__name__}: {err})", err)
         if len(results) != len(distinct):
             self._failed(f"{len(results)} results for {len(distinct)} texts", None)
-        self.failures_in_a_row = 0
+        self.breaker.succeeded()
         known = {text: toxicity(result["category_scores"]) for text, result in zip(distinct, results)}
         return [known.get(str(text)) if text.strip() else None for text in texts]
 
@@ -100,13 +99,8 @@ class ModerationScorer:
                 "live, or pass another --trust-toxicity-scorer")
 
     def _failed(self, cause: str, err: BaseException | None) -> None:
-        self.failures_in_a_row += 1
-        cause = redact(cause, (self.key,))
-        message = f"OpenAI's moderation endpoint failed: {cause}"
-        if self.failures_in_a_row >= BREAKER:
-            raise EndpointDown(f"{message}; {self.failures_in_a_row} items in a row failed, so the run stops here: "
-                               "check the key and the quota, then run again (scores so far are kept)") from None
-        raise ModelError(message) from None
+        message = f"OpenAI's moderation endpoint failed: {redact(cause, (self.key,))}"
+        raise self.breaker.failed(message) from None
 
     def close(self) -> None:
         self.client.close()

@@ -24,11 +24,12 @@ from typing import Any
 
 import httpx2
 
-from ..errors import EndpointDown, ModelError
+from ..endpoint.breaker import Breaker
+from ..endpoint.pacing import Pace
+from ..errors import EndpointDown
 from ..items import Item
 from ..recording import Recorder
 from ..recording.capture import no_cookies
-from ..recording.pacing import Pace
 from ..redact import redact
 from .recorded import ScoreTransport, failure_line, in_item_tape
 from .settings import PERSPECTIVE_URL, Settings, scorer_mode
@@ -50,7 +51,6 @@ ATTRIBUTES = ("TOXICITY", "SEVERE_TOXICITY", "SEXUALLY_EXPLICIT", "THREAT", "PRO
 SCORED = "TOXICITY"
 NO_SCORE = 400  # the text cannot be scored (e.g. a language Perspective does not read): None, recorded
 RETRIED = (429, 500, 502, 503, 504)
-BREAKER = 3  # texts failing in a row (each after its retries) that stop the run
 
 
 def request_body(text: str) -> dict[str, Any]:
@@ -85,7 +85,7 @@ class PerspectiveScorer:
         self.sleep = sleep
         self.others = tuple(others)  # the other registered scorers, named once Perspective has closed
         self.today = today
-        self.failures_in_a_row = 0
+        self.breaker = Breaker("texts", "check the key and the quota, then run again (scores so far are kept)")
         live = httpx2.HTTPTransport(retries=0) if key else None
         self.transport = ScoreTransport(recorder, live, Pace(rpm=rpm), answer_problem, self._miss, (200, NO_SCORE))
         self.client = httpx2.Client(transport=self.transport, timeout=timeout, cookies=no_cookies())
@@ -117,11 +117,11 @@ class PerspectiveScorer:
                 failure = failure_line(response)
                 continue
             if response.status_code == NO_SCORE:
-                self.failures_in_a_row = 0
+                self.breaker.succeeded()
                 return None
             if response.status_code != 200:
                 self._failed(failure_line(response), 1)
-            self.failures_in_a_row = 0
+            self.breaker.succeeded()
             return float(response.json()["attributeScores"][SCORED]["summaryScore"]["value"])
         self._failed(failure, self.retries + 1)
         raise AssertionError("unreachable")
@@ -143,16 +143,13 @@ class PerspectiveScorer:
                 f"score new texts with {others}")
 
     def _failed(self, cause: str, attempts: int) -> None:
-        self.failures_in_a_row += 1
         cause = redact(cause, (self.key,))  # a proxy's refusal may repeat the key it got
         message = f"the Perspective API failed after {attempts} attempt{'s' * (attempts > 1)}: {cause}"
+        error = self.breaker.failed(message)
         closed = self.closed()
         if closed:  # every later text would fail the same way: stop the run at the first
             raise EndpointDown(f"{message}; {closed}")
-        if self.failures_in_a_row >= BREAKER:
-            raise EndpointDown(f"{message}; {self.failures_in_a_row} texts in a row failed, so the run stops here: "
-                               "check the key and the quota, then run again (scores so far are kept)")
-        raise ModelError(message)
+        raise error
 
     def close(self) -> None:
         self.client.close()

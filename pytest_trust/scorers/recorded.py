@@ -3,7 +3,7 @@
 Shared by the scorers that call a service (Perspective, OpenAI's moderation endpoint): each answer is kept in
 the scores' own cassettes, in the item's logical cassette, keyed by the request digest; replay serves it with
 no key and no network. Only answers of the kept statuses are recorded, and a status-200 body that is not an
-answer of the service becomes a retryable 502 marked ``INVALID_ANSWER``, never recorded. Nothing recorded
+answer of the service becomes a retryable 502 carrying an ``InvalidAnswer``, never recorded. Nothing recorded
 holds a key: only the content-type header is kept, and no query string.
 """
 
@@ -15,13 +15,14 @@ from typing import Any
 
 import httpx2
 
+from ..endpoint.conditions import InvalidAnswer, condition_of
+from ..endpoint.pacing import Pace
 from ..errors import CassetteMiss
 from ..items import Item
 from ..recording import Recorder, request_digest
 from ..recording.capture import KEPT_HEADERS, scrub_uri
-from ..recording.pacing import Pace
+from ..recording.stored import stored_response
 
-INVALID_ANSWER = "x-pytest-trust-invalid-answer"
 SHOWN = 200  # characters of an error body in a message
 
 
@@ -39,9 +40,10 @@ def in_item_tape(recorder: Recorder | None, item: Item | None,
 
 def failure_line(response: httpx2.Response) -> str:
     """One line saying what a failed answer was: the status and the service's message, or the invalid body."""
+    condition = condition_of(response)
+    if isinstance(condition, InvalidAnswer):
+        return condition.line()
     text = response.read().decode("utf-8", "replace")
-    if response.headers.get(INVALID_ANSWER):
-        return f"status 200 with {json.loads(text)['error']['message']}"
     try:
         text = json.loads(text)["error"]["message"]
     except (ValueError, KeyError, TypeError):
@@ -70,7 +72,7 @@ class ScoreTransport(httpx2.BaseTransport):
         if tape is not None:
             hit = tape.replay(digest)
             if hit is not None:
-                return _stored(hit["response"])
+                return stored_response(hit["response"])
         if self.live is None or (tape is not None and not tape.may_record):
             where = f" for item {tape.item_id} in {tape.cassette}" if tape is not None else ""
             raise CassetteMiss(self.miss(where, digest))
@@ -84,7 +86,7 @@ class ScoreTransport(httpx2.BaseTransport):
         content = response.read()
         problem = self.problem(content) if response.status_code == 200 else None
         if problem is not None:
-            return httpx2.Response(502, json={"error": {"message": problem}}, headers={INVALID_ANSWER: "1"})
+            return InvalidAnswer(problem).response()
         if tape is not None:
             tape.keep(digest, _recorded_request(request, body), _recorded_response(response, content))
         return response
@@ -92,11 +94,6 @@ class ScoreTransport(httpx2.BaseTransport):
     def close(self) -> None:
         if self.live is not None:
             self.live.close()
-
-
-def _stored(stored: dict) -> httpx2.Response:
-    headers = [(name, value) for name, values in stored.get("headers", {}).items() for value in values]
-    return httpx2.Response(stored["status"]["code"], headers=headers, content=stored["body"]["string"].encode("utf-8"))
 
 
 def _recorded_request(request: httpx2.Request, body: dict) -> dict[str, Any]:
