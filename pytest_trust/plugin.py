@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -76,7 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(err)) from None
     config.pluginmanager.register(_ReportListener(trust), "pytest-trust-reports")
     if run.recorded_only and not run.record_mode.can_record and trust.recorder is not None:
-        config.pluginmanager.register(_RecordedOnly(trust), "pytest-trust-recorded-only")
+        trust.keep = partial(_recorded_items, trust)
 
 
 def _session(config: pytest.Config) -> TrustSession:
@@ -212,8 +212,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 f"{name}: {len(by_benchmark[name])} items selected without recordings, so the run fails: "
                 + trust.no_recordings_message([name], selection)
                 + " (or pass --trust-recorded-only to replay only what is recorded)")
-    if recorded_only:
-        _deselect_unrecorded(config, items, trust, lambda benchmark: False if benchmark in unrecorded else None)
+    if recorded_only:  # the items of benchmarks with recordings but none of their own were never built
+        keep, drop = split_recorded(items, _trust_item, lambda found: True, lambda benchmark: benchmark not in unrecorded)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+            trust.unrecorded_left_out += len(drop)
     _recorded_only_line(trust)
 
 
@@ -237,43 +241,25 @@ def _select_shard(config: pytest.Config, items: list[pytest.Item], shard: tuple[
         items[:] = keep
 
 
-def _deselect_unrecorded(config: pytest.Config, items: list[pytest.Item], trust: TrustSession,
-                         whole: Callable[[str], bool | None]) -> None:
-    """--trust-recorded-only: replay what was recorded (say, a --trust-limit subset), deselect the rest."""
+def _recorded_items(trust: TrustSession, items: list[Item]) -> list[Item]:
+    """--trust-recorded-only, as a suite's items are parametrized: those without a recording are never built into
+    pytest items (collecting the few thousand recorded of 264,000 then costs about what collecting a few thousand
+    does). A benchmark without a folder of recordings keeps its items here: the collection hook below skips or
+    deselects them whole, saying why."""
     recorder = trust.recorder
     assert recorder is not None
-    keep, drop = split_recorded(items, _trust_item, lambda t: recorder.has_recording(t.benchmark, t.scenario, t.id),
-                                whole)
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
-        trust.unrecorded_deselected += len(drop)
+    root = recorder.model_root
+    keep, drop = split_recorded(items, lambda item: item,
+                                lambda item: recorder.has_recording(item.benchmark, item.scenario, item.id),
+                                lambda benchmark: True if not (root / benchmark).is_dir() else None)
+    trust.unrecorded_left_out += len(drop)
+    return keep
 
 
 def _recorded_only_line(trust: TrustSession) -> None:
-    if trust.unrecorded_deselected:
-        trust.unrecorded_lines.append(f"--trust-recorded-only: {trust.unrecorded_deselected} items without a "
-                                      "recording deselected")
-
-
-class _RecordedOnly:
-    """--trust-recorded-only, before any other plugin modifies the collection: the items of a benchmark with
-    recordings that have none leave first, so pytest's own passes over the collection (the fixtures' sort by
-    parameter, -k, -m) see the few thousand recorded items of a full collection instead of all 264,000, in every
-    xdist worker too. The rest (a benchmark without recordings, the usage errors) is decided after them, as
-    before: ``pytest_collection_modifyitems`` below."""
-
-    def __init__(self, trust: TrustSession) -> None:
-        self.trust = trust
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        trust = self.trust
-        if trust.config.shard is not None:
-            return  # --trust-shard first, as the hook below does it
-        assert trust.recorder is not None
-        root = trust.recorder.model_root  # a benchmark without a folder is the hook below's (skipped or deselected)
-        _deselect_unrecorded(config, items, trust, lambda benchmark: True if not (root / benchmark).is_dir() else None)
+    if trust.unrecorded_left_out:
+        trust.unrecorded_lines.append(f"--trust-recorded-only: {trust.unrecorded_left_out} items without a "
+                                      "recording left out")
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ import random
 import shlex
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,7 +81,9 @@ class TrustSession:
         self.unwritten: list[str] = []  # reports that could not be written, each with its repair
         self.unrecorded_lines: list[str] = []  # benchmarks deselected for want of any recording (recorded-only)
         self.missing_recordings: list[str] = []  # selected benchmarks without any recording: the run fails
-        self.unrecorded_deselected = 0  # items --trust-recorded-only deselected
+        self.unrecorded_left_out = 0  # items --trust-recorded-only never built or deselected
+        # what is kept of a suite's items before they are parametrized (--trust-recorded-only); None: all
+        self.keep: Callable[[list[Item]], list[Item]] | None = None
         self.suites_seen: set[str] = set()  # the suites this process's collection met (selected or not)
         self.selection_lines: list[str] = []  # what a surprising -m selection did (pytest_trust/selection.py)
         self.baseline_report: dict[str, Any] | None = None  # --trust-baseline's report, on the controller
@@ -104,7 +107,8 @@ class TrustSession:
         return self._data
 
     def items(self, suite_name: str) -> list[Item]:
-        """A suite's items, built once (then read from the user cache), cut to --trust-limit per cassette file."""
+        """A suite's items, built once (then read from the user cache), cut to --trust-limit per cassette file and
+        to what ``keep`` keeps; the uncut list is not kept."""
         if suite_name not in self._items:
             suite = SUITES[suite_name]
             if suite.needs_data:
@@ -121,6 +125,8 @@ class TrustSession:
                 items = suite.load(None, self.config.settings)
             if self.config.limit is not None:
                 items = seeded_subset(items, self.config.limit, self.config.seed)
+            if self.keep is not None:
+                items = self.keep(items)
             self._items[suite_name] = items
         return self._items[suite_name]
 
