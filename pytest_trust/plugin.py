@@ -75,8 +75,9 @@ def pytest_configure(config: pytest.Config) -> None:
         except UsageProblem as err:
             raise pytest.UsageError(str(err)) from None
     config.pluginmanager.register(_ReportListener(trust), "pytest-trust-reports")
-    if run.recorded_only and not run.record_mode.can_record and trust.recorder is not None:
-        trust.keep = partial(_recorded_items, trust)
+    recorded_only = run.recorded_only and not run.record_mode.can_record and trust.recorder is not None
+    if recorded_only or run.shard is not None:
+        trust.keep = partial(_kept_items, trust, recorded_only)
 
 
 def _session(config: pytest.Config) -> TrustSession:
@@ -138,7 +139,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("trust_item", [], ids=[])
         return
     items = _suite_items(metafunc, suite)
+    _note_emptied(metafunc, items)
     metafunc.parametrize("trust_item", items, ids=[item.id for item in items])
+
+
+def _note_emptied(metafunc: pytest.Metafunc, params: list[Any]) -> None:
+    """A function whose items --trust-shard or --trust-recorded-only left out every one of: pytest makes one
+    placeholder of it (an 'empty parameter set' skip), which the collection hook deselects, as nothing of it runs."""
+    trust = _session(metafunc.config)
+    if not params and trust.keep is not None:
+        trust.emptied.add(metafunc.definition.nodeid)
 
 
 def _parametrize_every_suite(metafunc: pytest.Metafunc) -> None:
@@ -150,6 +160,7 @@ def _parametrize_every_suite(metafunc: pytest.Metafunc) -> None:
         if not _deselected_by_markers(metafunc, also=name):
             mark = getattr(pytest.mark, name)
             params += [pytest.param(item, id=item.id, marks=mark) for item in _suite_items(metafunc, name)]
+    _note_emptied(metafunc, params)
     metafunc.parametrize("trust_item", params)
 
 
@@ -178,6 +189,11 @@ def _deselected_by_markers(metafunc: pytest.Metafunc, also: str | None = None) -
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected: judge only what will run
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     trust = _session(config)
+    if trust.emptied:
+        placeholders = [item for item in items if item.nodeid.split("[", 1)[0] in trust.emptied and _trust_item(item) is None]
+        if placeholders:
+            config.hook.pytest_deselected(items=placeholders)
+            items[:] = [item for item in items if item not in placeholders]
     if trust.suites_seen and trust.worker is None:  # -m selected nothing, or named a marker nobody registered
         trust.selection_lines = marker_lines(config.getoption("markexpr", ""), config.getini("markers"), len(items))
     if trust.config.shard is not None:
@@ -230,10 +246,11 @@ def _selection(config: pytest.Config) -> str:
 
 
 def _select_shard(config: pytest.Config, items: list[pytest.Item], shard: tuple[int, int]) -> None:
-    """--trust-shard I/N: keep the items whose id hashes to shard I, deselect the others (pytest_trust/shards.py)."""
+    """--trust-shard I/N: keep the items whose id hashes to shard I, deselect the others (pytest_trust/shards.py).
+    Benchmark items of other shards were left out already (``_kept_items``): here, other tests."""
     def key(item: pytest.Item) -> str:
         trust_item = _trust_item(item)
-        return f"{trust_item.benchmark}/{trust_item.id}" if trust_item is not None else item.nodeid
+        return shards.item_key(trust_item) if trust_item is not None else item.nodeid
 
     keep, drop = shards.select(items, shard, key)
     if drop:
@@ -241,11 +258,19 @@ def _select_shard(config: pytest.Config, items: list[pytest.Item], shard: tuple[
         items[:] = keep
 
 
+def _kept_items(trust: TrustSession, recorded_only: bool, items: list[Item]) -> list[Item]:
+    """--trust-shard, then --trust-recorded-only, as a suite's items are parametrized: the items they leave out are
+    never built into pytest items (collecting the few thousand recorded of 264,000 then costs about what collecting
+    a few thousand does), so nothing of them is deselected; one line each counts them."""
+    if trust.config.shard is not None:
+        items, others = shards.select(items, trust.config.shard, shards.item_key)
+        trust.other_shards += len(others)
+    return _recorded_items(trust, items) if recorded_only else items
+
+
 def _recorded_items(trust: TrustSession, items: list[Item]) -> list[Item]:
-    """--trust-recorded-only, as a suite's items are parametrized: those without a recording are never built into
-    pytest items (collecting the few thousand recorded of 264,000 then costs about what collecting a few thousand
-    does). A benchmark without a folder of recordings keeps its items here: the collection hook below skips or
-    deselects them whole, saying why."""
+    """The items with a recording. A benchmark without a folder of recordings keeps its items here: the collection
+    hook below skips or deselects them whole, saying why."""
     recorder = trust.recorder
     assert recorder is not None
     root = recorder.model_root
@@ -257,6 +282,9 @@ def _recorded_items(trust: TrustSession, items: list[Item]) -> list[Item]:
 
 
 def _recorded_only_line(trust: TrustSession) -> None:
+    if trust.other_shards:
+        trust.unrecorded_lines.append(f"--trust-shard {trust.config.shard_text}: {trust.other_shards} items of "
+                                      "other shards left out")
     if trust.unrecorded_left_out:
         trust.unrecorded_lines.append(f"--trust-recorded-only: {trust.unrecorded_left_out} items without a "
                                       "recording left out")
