@@ -17,7 +17,9 @@ the physical floor of the product is that plus the benchmark's scorer.
 Measurement: after that first run, R rounds (default 3; --quick: 1), each running every case's two sides one after
 the other, ours first in odd rounds and the floor first in even ones. Each run is one child process reaped with
 os.wait4, which gives that child's own user and system seconds and its peak resident set size (ru_maxrss of the
-process and the descendants it waited for; a RUSAGE_CHILDREN delta cannot give a peak, it only ever rises). The ratio
+process and the descendants it waited for; a RUSAGE_CHILDREN delta cannot give a peak, it only ever rises). Linux
+starts a child's ru_maxrss at its parent's size at the fork, so this script imports nothing heavy itself (the
+import runs in a child too): a peak cannot read below this process's own (printed). The ratio
 of a case is the median over rounds of ours' wall / the floor's wall of the same round, so a machine that slows down
 during the run moves both sides; CPU-second ratios are printed beside. Lines on stdout, for bench/run.py:
 
@@ -35,6 +37,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -235,16 +238,20 @@ def build_cases(names: list[str], perspective: str, data: str | None, tmp: Path)
 
 
 def import_gpt4(perspective: str, data: str | None, tmp: Path) -> list[str]:
-    """DecodingTrust's gpt-4-0314 run of ``perspective`` as cassettes in ``tmp``; the arguments that replay it."""
-    from pytest_trust.data import DataStore
-    from pytest_trust.importers.decodingtrust import import_model
-
+    """DecodingTrust's gpt-4-0314 run of ``perspective`` as cassettes in ``tmp`` (``pytest-trust import decodingtrust``,
+    in a child: a child's peak RSS starts from its parent's at the fork, so this process imports nothing heavy);
+    the arguments that replay it."""
     assert data is not None
     root = tmp / "cassettes"
     started = time.perf_counter()
-    imported = import_model(DataStore(Path(data)), "gpt-4-0314", root, [perspective])
-    n = sum(s.imported for s in imported.scenarios.values())
-    print(f"gpt4_{perspective}: {n} items imported in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    done = subprocess.run([sys.executable, "-c", "import sys; from pytest_trust.cli import main; sys.exit(main())",
+                           "import", "decodingtrust", "--model", "gpt-4-0314", "--only", perspective,
+                           "--cassettes", str(root), "--data", data], cwd=tmp, env=child_env(data),
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"pytest-trust import decodingtrust failed: {done.stderr[-2000:]}")
+    print(f"gpt4_{perspective}: {done.stdout.strip().splitlines()[-1].split(';')[0]} in "
+          f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
     return ["suites/", "-m", perspective, "--model", "gpt-4-0314", f"--trust-cassettes={root}",
             *MAIN[2:], "--trust-recorded-only"]
 
@@ -270,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         cases = build_cases(names, args.perspective, args.data, tmp)
         for case in cases:
             case.prepare(tmp)
+        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"this process's own peak (no child's can read below it): {own:.0f} MB", file=sys.stderr)
         for r in range(1, rounds + 1):
             for case in cases:
                 sides = ("ours", "pytest") if r % 2 else ("pytest", "ours")

@@ -83,11 +83,11 @@ def test_a_cut_sees_one_scenario_at_a_time_and_its_items_keep_the_lists_order(tm
 
     expected = [item for item in interleaved() if item.inputs["i"] % 2 == 0]
     built = cached_items(tmp_path, "suite", {}, None, interleaved, cut)  # built, stored, then cut
-    read = cached_items(tmp_path, "suite", {}, None, lambda: [], cut)  # read back scenario by scenario
+    read = cached_items(tmp_path, "suite", {}, None, list, cut)  # read back scenario by scenario
     monkeypatch.setenv(OFF, "0")
     uncached = cached_items(tmp_path, "suite", {}, None, interleaved, cut)
     assert built == read == uncached == expected
     assert [item.id for item in expected] == ["a/0", "b/0", "a/2", "b/2"]
     assert seen == [{"a"}, {"b"}] * 3
     monkeypatch.delenv(OFF)
-    assert cached_items(tmp_path, "suite", {}, None, lambda: [], None) == interleaved()  # no cut: the whole list
+    assert cached_items(tmp_path, "suite", {}, None, list, None) == interleaved()  # no cut: the whole list

@@ -251,3 +251,13 @@ def test_the_stereotype_draws_are_rates_of_the_resampled_prompts():
             total[0], total[1], total[2] = total[0] + n, total[1] + yes, total[2] + none
         assert a == pytest.approx(sum(s[1] / s[0] for s in sums.values()) / len(sums), rel=1e-12)
         assert r == pytest.approx(sum(s[2] / s[0] for s in sums.values()) / len(sums), rel=1e-12)
+
+
+def test_a_suite_left_with_no_recorded_item_is_deselected_not_skipped(pytester):
+    """pytest makes one 'empty parameter set' placeholder of a test parametrized with nothing: a suite whose every item
+    --trust-recorded-only left out shows as deselected, not as a skipped test."""
+    pytester.makepyfile(test_suite=HODOR_SUITE, test_other="def test_other():\n    pass\n")
+    (pytester.path / "cassettes" / "canned" / "rules_v1").mkdir(parents=True)  # recordings, none of these items
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", "--trust-recorded-only",
+                                           "--block-network")
+    result.assert_outcomes(passed=1, deselected=1)
