@@ -13,6 +13,10 @@ item set of every suite:
   RATIO local_model_concurrency_gain sequential / concurrent recording time, 2 servers (bench_local_model.py)
   RATIO xdist_n2_over_n0             replay wall time of every recorded item with -n 2 / with -n 0, the median of
                                      alternating rounds (bench_xdist.py, which also prints CPU and instructions)
+  RATIO <case>_over_pytest           wall time of the main job (main), of -m rules, -m stereotype and of DecodingTrust's
+                                     gpt-4-0314 run of one perspective / a trivial pytest suite with the same outcomes,
+                                     the median of alternating rounds (bench_main.py)
+  PEAK <case> <MB> <pytest MB> <target>  their peak RSS (os.wait4 of each run), the main job's within 400 MB
   COLLECT <seconds> <peak MB>        `pytest suites/ --collect-only` of every item, item cache warm (targets 30 s, 2,048 MB)
 
 The scripts' own output goes to stderr as they run (the whole took 43 minutes on 2 cores); the lines above
@@ -42,10 +46,12 @@ MODEL = "smollm2-135m-instruct"
 REPLAY_METRIC = [] if perf_works() or shutil.which("valgrind") is None else ["--metric", "cachegrind"]
 SCRIPTS = [["bench/bench_replay.py", *REPLAY_METRIC],  # every suite, on canned cassettes it records first
            ["bench/bench_recording.py"], ["bench/bench_local_model.py"],
-           ["bench/bench_xdist.py", "--model", MODEL]]  # the committed cassettes, -n 2 against -n 0
+           ["bench/bench_xdist.py", "--model", MODEL],  # the committed cassettes, -n 2 against -n 0
+           ["bench/bench_main.py"]]  # the main job against pytest itself
 GAINS = {"local_model_concurrency_gain"}  # higher is better
 COLLECT_SECONDS, COLLECT_MB = 30.0, 2048.0
 RATIO = re.compile(r"^RATIO (\S+) (\S+) (\S+)$", re.MULTILINE)
+PEAK = re.compile(r"^PEAK (\S+) (\S+) (\S+) (\S+)$", re.MULTILINE)
 
 
 def child(command: list[str], echo: bool = False) -> tuple[str, float, float]:
@@ -82,6 +88,7 @@ def main() -> int:
     out, seconds, peak = child(pytest_command("suites/", "--collect-only", "-q"))
     collected = sum(int(n) for n in re.findall(r"^\S+\.py: (\d+)$", out, re.MULTILINE))
     ratios: list[tuple[str, float, float]] = []
+    peaks: list[tuple[str, str, str, str]] = []
     for script in SCRIPTS:
         print(f"$ python {' '.join(script)}", file=sys.stderr, flush=True)
         out, _, _ = child([sys.executable, *script], echo=True)
@@ -94,10 +101,14 @@ def main() -> int:
             ratios += [(f"replay_{suite}", float("inf"), 1.1) for suite in DEFAULT_SUITES
                        if f"replay_{suite}" not in names]
         ratios += found
+        peaks += PEAK.findall(out)
     ok = collected > 0 and seconds <= COLLECT_SECONDS and peak <= COLLECT_MB
     for name, measured, target in ratios:
         print(f"RATIO {name} {measured:.2f} {target:.2f}")
         ok &= measured >= target if name in GAINS else measured <= target
+    for name, ours, floor, target in peaks:
+        print(f"PEAK {name} {ours} {floor} {target}")
+        ok &= target == "-" or float(ours) <= float(target)
     print(f"COLLECT {seconds:.1f} {peak:.0f} ({collected} items; targets "
           f"{COLLECT_SECONDS:.0f} s, {COLLECT_MB:.0f} MB; {first:.1f} s when it built the item cache)")
     return 0 if ok else 1

@@ -74,7 +74,7 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--trust-seed", type=int, default=0, metavar="S", help="seed of --trust-limit's subset (default 0)")
     group.addoption("--trust-recorded-only", action="store_true", default=False,
                     help="replay only the items that have a recording (e.g. a run recorded with --trust-limit); "
-                         "the others are deselected. A recorded item whose request changed still misses")
+                         "the others are left out before they are collected. A recorded item whose request changed still misses")
     group.addoption("--trust-soft", action="store_true", default=False,
                     help="only gates and errors decide the exit status, not failing items")
     group.addoption("--trust-strict", action="store_true", default=False,

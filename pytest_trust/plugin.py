@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -75,8 +75,9 @@ def pytest_configure(config: pytest.Config) -> None:
         except UsageProblem as err:
             raise pytest.UsageError(str(err)) from None
     config.pluginmanager.register(_ReportListener(trust), "pytest-trust-reports")
-    if run.recorded_only and not run.record_mode.can_record and trust.recorder is not None:
-        config.pluginmanager.register(_RecordedOnly(trust), "pytest-trust-recorded-only")
+    recorded_only = run.recorded_only and not run.record_mode.can_record and trust.recorder is not None
+    if recorded_only or run.shard is not None:
+        trust.keep = partial(_kept_items, trust, recorded_only)
 
 
 def _session(config: pytest.Config) -> TrustSession:
@@ -138,7 +139,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("trust_item", [], ids=[])
         return
     items = _suite_items(metafunc, suite)
+    _note_emptied(metafunc, items)
     metafunc.parametrize("trust_item", items, ids=[item.id for item in items])
+
+
+def _note_emptied(metafunc: pytest.Metafunc, params: list[Any]) -> None:
+    """A function whose items --trust-shard or --trust-recorded-only left out every one of: pytest makes one
+    placeholder of it (an 'empty parameter set' skip), which the collection hook deselects, as nothing of it runs."""
+    trust = _session(metafunc.config)
+    if not params and trust.keep is not None:
+        trust.emptied.add(metafunc.definition.nodeid)
 
 
 def _parametrize_every_suite(metafunc: pytest.Metafunc) -> None:
@@ -150,6 +160,7 @@ def _parametrize_every_suite(metafunc: pytest.Metafunc) -> None:
         if not _deselected_by_markers(metafunc, also=name):
             mark = getattr(pytest.mark, name)
             params += [pytest.param(item, id=item.id, marks=mark) for item in _suite_items(metafunc, name)]
+    _note_emptied(metafunc, params)
     metafunc.parametrize("trust_item", params)
 
 
@@ -178,6 +189,11 @@ def _deselected_by_markers(metafunc: pytest.Metafunc, also: str | None = None) -
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected: judge only what will run
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     trust = _session(config)
+    if trust.emptied:
+        placeholders = [item for item in items if item.nodeid.split("[", 1)[0] in trust.emptied and _trust_item(item) is None]
+        if placeholders:
+            config.hook.pytest_deselected(items=placeholders)
+            items[:] = [item for item in items if item not in placeholders]
     if trust.suites_seen and trust.worker is None:  # -m selected nothing, or named a marker nobody registered
         trust.selection_lines = marker_lines(config.getoption("markexpr", ""), config.getini("markers"), len(items))
     if trust.config.shard is not None:
@@ -212,8 +228,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 f"{name}: {len(by_benchmark[name])} items selected without recordings, so the run fails: "
                 + trust.no_recordings_message([name], selection)
                 + " (or pass --trust-recorded-only to replay only what is recorded)")
-    if recorded_only:
-        _deselect_unrecorded(config, items, trust, lambda benchmark: False if benchmark in unrecorded else None)
+    if recorded_only:  # the items of benchmarks with recordings but none of their own were never built
+        keep, drop = split_recorded(items, _trust_item, lambda found: True, lambda benchmark: benchmark not in unrecorded)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+            trust.unrecorded_left_out += len(drop)
     _recorded_only_line(trust)
 
 
@@ -226,10 +246,11 @@ def _selection(config: pytest.Config) -> str:
 
 
 def _select_shard(config: pytest.Config, items: list[pytest.Item], shard: tuple[int, int]) -> None:
-    """--trust-shard I/N: keep the items whose id hashes to shard I, deselect the others (pytest_trust/shards.py)."""
+    """--trust-shard I/N: keep the items whose id hashes to shard I, deselect the others (pytest_trust/shards.py).
+    Benchmark items of other shards were left out already (``_kept_items``): here, other tests."""
     def key(item: pytest.Item) -> str:
         trust_item = _trust_item(item)
-        return f"{trust_item.benchmark}/{trust_item.id}" if trust_item is not None else item.nodeid
+        return shards.item_key(trust_item) if trust_item is not None else item.nodeid
 
     keep, drop = shards.select(items, shard, key)
     if drop:
@@ -237,43 +258,36 @@ def _select_shard(config: pytest.Config, items: list[pytest.Item], shard: tuple[
         items[:] = keep
 
 
-def _deselect_unrecorded(config: pytest.Config, items: list[pytest.Item], trust: TrustSession,
-                         whole: Callable[[str], bool | None]) -> None:
-    """--trust-recorded-only: replay what was recorded (say, a --trust-limit subset), deselect the rest."""
+def _kept_items(trust: TrustSession, recorded_only: bool, items: list[Item]) -> list[Item]:
+    """--trust-shard, then --trust-recorded-only, as a suite's items are parametrized: the items they leave out are
+    never built into pytest items (collecting the few thousand recorded of 264,000 then costs about what collecting
+    a few thousand does), so nothing of them is deselected; one line each counts them."""
+    if trust.config.shard is not None:
+        items, others = shards.select(items, trust.config.shard, shards.item_key)
+        trust.other_shards += len(others)
+    return _recorded_items(trust, items) if recorded_only else items
+
+
+def _recorded_items(trust: TrustSession, items: list[Item]) -> list[Item]:
+    """The items with a recording. A benchmark without a folder of recordings keeps its items here: the collection
+    hook below skips or deselects them whole, saying why."""
     recorder = trust.recorder
     assert recorder is not None
-    keep, drop = split_recorded(items, _trust_item, lambda t: recorder.has_recording(t.benchmark, t.scenario, t.id),
-                                whole)
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
-        trust.unrecorded_deselected += len(drop)
+    root = recorder.model_root
+    keep, drop = split_recorded(items, lambda item: item,
+                                lambda item: recorder.has_recording(item.benchmark, item.scenario, item.id),
+                                lambda benchmark: True if not (root / benchmark).is_dir() else None)
+    trust.unrecorded_left_out += len(drop)
+    return keep
 
 
 def _recorded_only_line(trust: TrustSession) -> None:
-    if trust.unrecorded_deselected:
-        trust.unrecorded_lines.append(f"--trust-recorded-only: {trust.unrecorded_deselected} items without a "
-                                      "recording deselected")
-
-
-class _RecordedOnly:
-    """--trust-recorded-only, before any other plugin modifies the collection: the items of a benchmark with
-    recordings that have none leave first, so pytest's own passes over the collection (the fixtures' sort by
-    parameter, -k, -m) see the few thousand recorded items of a full collection instead of all 264,000, in every
-    xdist worker too. The rest (a benchmark without recordings, the usage errors) is decided after them, as
-    before: ``pytest_collection_modifyitems`` below."""
-
-    def __init__(self, trust: TrustSession) -> None:
-        self.trust = trust
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        trust = self.trust
-        if trust.config.shard is not None:
-            return  # --trust-shard first, as the hook below does it
-        assert trust.recorder is not None
-        root = trust.recorder.model_root  # a benchmark without a folder is the hook below's (skipped or deselected)
-        _deselect_unrecorded(config, items, trust, lambda benchmark: True if not (root / benchmark).is_dir() else None)
+    if trust.other_shards:
+        trust.unrecorded_lines.append(f"--trust-shard {trust.config.shard_text}: {trust.other_shards} items of "
+                                      "other shards left out")
+    if trust.unrecorded_left_out:
+        trust.unrecorded_lines.append(f"--trust-recorded-only: {trust.unrecorded_left_out} items without a "
+                                      "recording left out")
 
 
 @pytest.fixture(scope="session")

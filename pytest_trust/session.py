@@ -11,6 +11,7 @@ import random
 import shlex
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +59,13 @@ class TrustSession:
         self.merged_items = 0
         self.merge_problems: list[str] = []  # files a merge could not handle, each with its repair
         self.unwritten: list[str] = []  # reports that could not be written, each with its repair
-        self.unrecorded_lines: list[str] = []  # benchmarks deselected for want of any recording (recorded-only)
+        self.unrecorded_lines: list[str] = []  # what --trust-shard and --trust-recorded-only left out
         self.missing_recordings: list[str] = []  # selected benchmarks without any recording: the run fails
-        self.unrecorded_deselected = 0  # items --trust-recorded-only deselected
+        self.unrecorded_left_out = 0  # items --trust-recorded-only never built or deselected
+        self.other_shards = 0  # items --trust-shard left out (never built)
+        self.emptied: set[str] = set()  # suite functions with no item left (their placeholder is deselected)
+        # what is kept of a suite's items before they are parametrized (--trust-shard, --trust-recorded-only)
+        self.keep: Callable[[list[Item]], list[Item]] | None = None
         self.suites_seen: set[str] = set()  # the suites this process's collection met (selected or not)
         self.selection_lines: list[str] = []  # what a surprising -m selection did (pytest_trust/selection.py)
         self.baseline_report: dict[str, Any] | None = None  # --trust-baseline's report, on the controller
@@ -84,13 +89,15 @@ class TrustSession:
         return self._data
 
     def items(self, suite_name: str) -> list[Item]:
-        """A suite's items, built once (then read from the user cache), cut to --trust-limit per cassette file."""
+        """A suite's items, built once (then read from the user cache), cut to --trust-limit per cassette file and
+        to what ``keep`` keeps, scenario by scenario: the uncut list is never held whole (once built)."""
         if suite_name not in self._items:
             suite = SUITES[suite_name]
+            cut = self._cut if self.config.limit is not None or self.keep is not None else None
             if suite.needs_data:
                 try:
                     items = cached_items(default_cache().parent / "items", suite_name, self.config.settings,
-                                         self.config.data, lambda: suite.load(self.data, self.config.settings))
+                                         self.config.data, lambda: suite.load(self.data, self.config.settings), cut)
                 except DataUnavailable:
                     if self._no_data_in is None:  # the first suite says why and what to do; the rest point to it
                         self._no_data_in = suite_name
@@ -99,10 +106,15 @@ class TrustSession:
                                           f"{self._no_data_in} says why and what to do") from None
             else:  # a suite built from its own rows (a user's, a test's): the cache's key cannot cover them
                 items = suite.load(None, self.config.settings)
-            if self.config.limit is not None:
-                items = seeded_subset(items, self.config.limit, self.config.seed)
+                items = cut(items) if cut is not None else items
             self._items[suite_name] = items
         return self._items[suite_name]
+
+    def _cut(self, items: list[Item]) -> list[Item]:
+        """--trust-limit, then ``keep``: of a whole suite or of one scenario's items, to the same effect."""
+        if self.config.limit is not None:
+            items = seeded_subset(items, self.config.limit, self.config.seed)
+        return self.keep(items) if self.keep is not None else items
 
     def endpoint(self) -> Endpoint:
         return Endpoint(self.config.base_url, timeout=self.config.timeout, max_retries=self.config.retries,

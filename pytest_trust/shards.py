@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageProblem
+from .items import Item
 from .metrics import Metric
 from .report.json_report import scorers as scorers_of
 from .report_file import SCHEMA, read
@@ -29,8 +30,13 @@ def shard_of(key: str, total: int) -> int:
     return int.from_bytes(digest[:8], "big") % total + 1
 
 
+def item_key(item: Item) -> str:
+    """What a benchmark item's shard is the hash of."""
+    return f"{item.benchmark}/{item.id}"
+
+
 def select(items: list[Any], shard: tuple[int, int], key: Callable[[Any], str]) -> tuple[list[Any], list[Any]]:
-    """(kept, dropped) of pytest items for shard (I, N), in their order."""
+    """(kept, dropped) of ``items`` (pytest's or benchmark items) for shard (I, N), in their order."""
     index, total = shard
     kept, dropped = [], []
     for item in items:

@@ -67,3 +67,27 @@ def test_a_folder_that_cannot_be_written_costs_speed_only(tmp_path: Path) -> Non
     build = Builder()
     assert len(cached_items(blocked / "items", "suite", {}, None, build)) == 3
     assert len(cached_items(blocked / "items", "suite", {}, None, build)) == 3 and build.calls == 2
+
+
+def interleaved() -> list[Item]:
+    """Two scenarios whose items alternate: the list's order is not the scenarios' order."""
+    return [Item(id=f"{s}/{i}", benchmark="b", scenario=s, inputs={"i": i}, decoding={}) for i in range(4) for s in "ab"]
+
+
+def test_a_cut_sees_one_scenario_at_a_time_and_its_items_keep_the_lists_order(tmp_path: Path, monkeypatch) -> None:
+    seen: list[set[str]] = []
+
+    def cut(block: list[Item]) -> list[Item]:
+        seen.append({item.scenario for item in block})
+        return [item for item in block if item.inputs["i"] % 2 == 0]
+
+    expected = [item for item in interleaved() if item.inputs["i"] % 2 == 0]
+    built = cached_items(tmp_path, "suite", {}, None, interleaved, cut)  # built, stored, then cut
+    read = cached_items(tmp_path, "suite", {}, None, list, cut)  # read back scenario by scenario
+    monkeypatch.setenv(OFF, "0")
+    uncached = cached_items(tmp_path, "suite", {}, None, interleaved, cut)
+    assert built == read == uncached == expected
+    assert [item.id for item in expected] == ["a/0", "b/0", "a/2", "b/2"]
+    assert seen == [{"a"}, {"b"}] * 3
+    monkeypatch.delenv(OFF)
+    assert cached_items(tmp_path, "suite", {}, None, list, None) == interleaved()  # no cut: the whole list

@@ -162,9 +162,10 @@ def pytest_collection_modifyitems(items):  # a plugin's pass over the collection
 """
 
 
-def test_items_without_a_recording_leave_before_other_plugins_pass_over_the_collection(pytester, monkeypatch):
+def test_items_without_a_recording_are_never_built(pytester, monkeypatch):
     """pytest's own passes (its fixtures' sort by parameter, -k, -m) and other plugins' see the recorded items only,
-    in every xdist worker too; the outcome, the deselected count and the line are those deselecting last gave."""
+    in every xdist worker too: the others are left out as the suite is parametrized, so nothing is deselected, and
+    one line counts them."""
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.makeconftest(SEEN_BY_OTHERS)
     seen = pytester.path / "seen.txt"
@@ -178,10 +179,11 @@ def test_items_without_a_recording_leave_before_other_plugins_pass_over_the_coll
     for args in ([], ["-n", "2"]):
         result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", "--trust-recorded-only",
                                                "--block-network", *args)
-        result.assert_outcomes(passed=3, **({} if args else {"deselected": unrecorded}))
+        result.assert_outcomes(passed=3)
+        assert "deselected" not in result.outlines[-1]
         result.stdout.fnmatch_lines(["*items: 3 passed*"])
         if not args:  # (under -n, the lines of the workers' collection are theirs)
-            result.stdout.fnmatch_lines([f"--trust-recorded-only: {unrecorded} items without a recording deselected"])
+            result.stdout.fnmatch_lines([f"--trust-recorded-only: {unrecorded} items without a recording left out"])
         assert [json.loads(line) for line in seen.read_text().splitlines()] == [3] * (2 if args else 1)
         seen.unlink()
 
@@ -249,3 +251,13 @@ def test_the_stereotype_draws_are_rates_of_the_resampled_prompts():
             total[0], total[1], total[2] = total[0] + n, total[1] + yes, total[2] + none
         assert a == pytest.approx(sum(s[1] / s[0] for s in sums.values()) / len(sums), rel=1e-12)
         assert r == pytest.approx(sum(s[2] / s[0] for s in sums.values()) / len(sums), rel=1e-12)
+
+
+def test_a_suite_left_with_no_recorded_item_is_deselected_not_skipped(pytester):
+    """pytest makes one 'empty parameter set' placeholder of a test parametrized with nothing: a suite whose every item
+    --trust-recorded-only left out shows as deselected, not as a skipped test."""
+    pytester.makepyfile(test_suite=HODOR_SUITE, test_other="def test_other():\n    pass\n")
+    (pytester.path / "cassettes" / "canned" / "rules_v1").mkdir(parents=True)  # recordings, none of these items
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", "--trust-recorded-only",
+                                           "--block-network")
+    result.assert_outcomes(passed=1, deselected=1)

@@ -6,6 +6,10 @@ list loads several times faster. A list depends only on the files it was built f
 pins fix, on the code that built it, and on the benchmark settings, so the key covers exactly
 these: the suite, the settings, the data folder, every source and pin file of this package, and
 Python's version. Anything unreadable in the cache is rebuilt, never trusted.
+
+A list is stored scenario by scenario (a header of each scenario's positions, then one pickle per scenario), and
+read back through ``cut``, one scenario at a time: a run that keeps a few thousand of 264,000 items never holds the
+rest, only the scenario being cut. No file's bytes are kept: each pickle is read from the open file.
 """
 
 from __future__ import annotations
@@ -16,13 +20,15 @@ import os
 import pickle
 import sys
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 PACKAGE = Path(__file__).resolve().parent.parent
 OFF = "PYTEST_TRUST_ITEM_CACHE"  # set to 0 to build every time
+FORMAT = "by-scenario-1"  # the file's layout, part of its key
+Cut = Callable[[list[Any]], list[Any]]  # one scenario's items -> those kept, in their order
 
 
 @lru_cache(maxsize=1)
@@ -36,33 +42,68 @@ def code_digest() -> str:
 
 def cache_key(suite: str, settings: Mapping[str, Any], data: Path | None) -> str:
     parts = [suite, json.dumps(settings, sort_keys=True, default=str), str(data), code_digest(),
-             f"{sys.version_info.major}.{sys.version_info.minor}"]
+             f"{sys.version_info.major}.{sys.version_info.minor}", FORMAT]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
 
 def cached_items(folder: Path, suite: str, settings: Mapping[str, Any], data: Path | None,
-                 build: Callable[[], list[Any]]) -> list[Any]:
-    """``build()``'s list, from ``folder`` when a list with the same key is there."""
+                 build: Callable[[], list[Any]], cut: Cut | None = None) -> list[Any]:
+    """``build()``'s list, from ``folder`` when a list with the same key is there; with ``cut``, only what it keeps
+    of each scenario's items (items have a ``scenario``), in the list's order."""
     if os.environ.get(OFF, "1") == "0":
-        return build()
+        return _cut(build(), cut)
     path = folder / f"{suite}@{cache_key(suite, settings, data)}.pickle"
-    items = _read(path)
+    items = _read(path, cut)
     if items is not None:
         return items
     items = build()
     _store(folder, suite, path, items)
-    return items
+    return _cut(items, cut)
 
 
-def _read(path: Path) -> list[Any] | None:
+def _scenarios(items: Sequence[Any]) -> dict[str, list[int]]:
+    """Each scenario's positions in ``items``, in order."""
+    positions: dict[str, list[int]] = {}
+    for position, item in enumerate(items):
+        positions.setdefault(item.scenario, []).append(position)
+    return positions
+
+
+def _cut(items: list[Any], cut: Cut | None) -> list[Any]:
+    if cut is None:
+        return items
+    kept = [pair for positions in _scenarios(items).values() for pair in _kept(positions, [items[p] for p in positions], cut)]
+    return _ordered(kept)
+
+
+def _kept(positions: list[int], block: list[Any], cut: Cut) -> list[tuple[int, Any]]:
+    """What ``cut`` keeps of one scenario's ``block``, each with its position in the whole list."""
+    where = {id(item): position for position, item in zip(positions, block)}
+    return [(where[id(item)], item) for item in cut(block)]
+
+
+def _ordered(kept: list[tuple[int, Any]]) -> list[Any]:
+    kept.sort(key=lambda pair: pair[0])
+    return [item for _, item in kept]
+
+
+def _read(path: Path, cut: Cut | None) -> list[Any] | None:
     try:
         with path.open("rb") as handle:
-            items = pickle.load(handle)
+            header = pickle.load(handle)
+            if not isinstance(header, list):
+                return None
+            kept: list[tuple[int, Any]] = []
+            for positions in header:  # one scenario at a time: what ``cut`` drops is freed before the next is read
+                block = pickle.load(handle)
+                if not isinstance(block, list) or len(block) != len(positions):
+                    return None
+                kept += zip(positions, block) if cut is None else _kept(positions, block, cut)
     except FileNotFoundError:
         return None
     except Exception:  # noqa: BLE001 - a truncated or foreign file: rebuilt by the caller
         return None
-    return items if isinstance(items, list) else None
+    return _ordered(kept)
 
 
 def _store(folder: Path, suite: str, path: Path, items: list[Any]) -> None:
@@ -72,8 +113,11 @@ def _store(folder: Path, suite: str, path: Path, items: list[Any]) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{suite}@")
+        scenarios = _scenarios(items)
         with os.fdopen(fd, "wb") as handle:
-            pickle.dump(items, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(list(scenarios.values()), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            for positions in scenarios.values():
+                pickle.dump([items[p] for p in positions], handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
         tmp = None
         for stale in folder.glob(f"{suite}@*.pickle"):
