@@ -31,22 +31,24 @@ def completion_problem(body: bytes | str, n: int = 1) -> str | None:
     return _data_problem(data, n)
 
 
-def recorded_choices(body: str, n: int = 1) -> list[tuple[str | None, str | None]] | None:
+def recorded_choices(body: str) -> list[tuple[str | None, str | None]] | None:
     """The (content, finish_reason) of each choice of a recorded completion, what the model client reads of
     one (either may be absent: None, as the openai client reads it); None when ``completion_problem`` finds
-    no completion with ``n`` choices."""
+    no completion. However many choices it holds are served: a run recorded elsewhere may hold fewer than it
+    asked for (DecodingTrust's gpt-4-0314 privacy run: 46 answers to some prompts that asked for 100), and its
+    replay is that run's."""
     if len(body) > MAX_ANSWER_BYTES:
         return None
     try:
         data = json.loads(body)
     except ValueError:
         return None
-    if _data_problem(data, n) is not None:
+    if _data_problem(data, None) is not None:
         return None
     return [(choice["message"].get("content"), choice.get("finish_reason")) for choice in data["choices"]]
 
 
-def _data_problem(data: Any, n: int) -> str | None:
+def _data_problem(data: Any, n: int | None) -> str | None:
     if not isinstance(data, dict):
         return f"JSON that is not an object ({type(data).__name__})"
     if "error" in data and "choices" not in data:
@@ -54,7 +56,7 @@ def _data_problem(data: Any, n: int) -> str | None:
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices:
         return "no choices"
-    if len(choices) != n:
+    if n is not None and len(choices) != n:
         return f"{len(choices)} choices where {n} were asked for"
     for number, choice in enumerate(choices):
         message = choice.get("message") if isinstance(choice, dict) else None

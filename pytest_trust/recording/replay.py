@@ -40,7 +40,7 @@ class Replay:
         stored = served(tape, digest)
         if stored is None:
             raise CassetteMiss(self.recorder.miss_message(tape, digest))
-        choices = recorded_choices(stored["body"]["string"], body.get("n", 1))
+        choices = recorded_choices(stored["body"]["string"])
         if choices is None:
             raise unreadable(tape, "is not a chat completion")
         return choices
