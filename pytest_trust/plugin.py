@@ -12,6 +12,8 @@ from typing import Any
 
 import openai
 import pytest
+import pytest_recording  # noqa: F401  before vcr: it marks vcr.matchers for assertion rewriting, which warns
+# "Module already imported" in every run where pytest happens to load this plugin before pytest-recording's
 
 from . import scorers, shards, system_prompt
 from .benchmarks import BENCHMARKS, PROBLEMS, SUITES

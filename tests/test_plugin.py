@@ -494,3 +494,13 @@ def test_a_marker_selection_that_selects_nothing_names_the_markers(project):
     elsewhere = run(project, "-m", "rules_v1 or slow", "--block-network", "--co")  # selects: only the typo is named
     elsewhere.stdout.fnmatch_lines([("pytest-trust: -m 'rules_v1 or slow' names 'slow', no marker of a pytest-trust "
                                     "suite; the markers: rules, rules_detection, rules_v1, *")])
+
+
+def test_loading_the_plugin_before_pytest_recording_raises_no_warning(pytester, monkeypatch):
+    """pytest loads entry-point plugins in an order that varies with the install; this one loads ours first."""
+    pytester.makepyfile(test_a="def test_a():\n    pass\n")
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "pytest_trust.plugin",
+                                           "-p", "pytest_recording.plugin",
+                                           "-W", "error::pytest.PytestAssertRewriteWarning")
+    assert result.parseoutcomes() == {"passed": 1}, result.stdout.str()
