@@ -163,6 +163,8 @@ class RunConfig:
     shard: tuple[int, int] | None = None  # --trust-shard I/N, 1-based
     system_prompt: SystemPrompt | None = None  # --trust-system-prompt FILE or the conftest.py hook's
     data_missing: Path | None = None  # the trust_data ini option's folder, when it is set but does not exist
+    html: Path | None = None  # --trust-html
+    markdown: Path | None = None  # --trust-markdown
 
     @property
     def recordings(self) -> str | None:
@@ -272,6 +274,8 @@ class RunConfig:
             shard=shard,
             system_prompt=resolve_system_prompt(config, here),
             data_missing=place.missing_ini,
+            html=resolve_path(here, opt("trust_html")),
+            markdown=resolve_path(here, opt("trust_markdown")),
         )
 
 

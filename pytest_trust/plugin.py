@@ -7,14 +7,13 @@ import os
 import shlex
 from collections.abc import Iterator
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
 import pytest_recording  # noqa: F401  before vcr: it marks vcr.matchers for assertion rewriting, which warns
-# "Module already imported" in every run where pytest happens to load this plugin before pytest-recording's
 
+# "Module already imported" in every run where pytest happens to load this plugin before pytest-recording's
 from . import scorers, shards, system_prompt
 from .benchmarks import BENCHMARKS, PROBLEMS, SUITES
 from .concurrency import Progress, play_ahead
@@ -25,7 +24,7 @@ from .options import RunConfig, add_options, resolve_path
 from .playing import play
 from .recording.cassettes import model_dir
 from .recording.journal import merge_journals
-from .report import json_report, outputs, terminal
+from .report import terminal
 from .report.junit import ERROR_PROPERTY, INTERNAL, RESULT_PROPERTY, SKIP_PROPERTY, gate_cases, item_properties
 from .selection import marker_lines, split_recorded
 from .session import TrustSession
@@ -77,9 +76,6 @@ def pytest_configure(config: pytest.Config) -> None:
         except UsageProblem as err:
             raise pytest.UsageError(str(err)) from None
     config.pluginmanager.register(_ReportListener(trust), "pytest-trust-reports")
-    recorded_only = run.recorded_only and not run.record_mode.can_record and trust.recorder is not None
-    if recorded_only or run.shard is not None:
-        trust.keep = partial(_kept_items, trust, recorded_only)
 
 
 def _session(config: pytest.Config) -> TrustSession:
@@ -136,7 +132,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if suite not in SUITES:  # one message, no traceback
         pytest.fail(f"{metafunc.module.__file__}: TRUST_SUITE must be one of {', '.join(SUITES)} (or "
                     f"{EVERY_SUITE!r}, every one), not {suite!r}", pytrace=False)
-    _session(metafunc.config).suites_seen.add(suite)
+    _session(metafunc.config).selection.suites_seen.add(suite)
     if _deselected_by_markers(metafunc):  # `-m rules` need not load DecodingTrust's 259,000 items
         metafunc.parametrize("trust_item", [], ids=[])
         return
@@ -148,16 +144,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def _note_emptied(metafunc: pytest.Metafunc, params: list[Any]) -> None:
     """A function whose items --trust-shard or --trust-recorded-only left out every one of: pytest makes one
     placeholder of it (an 'empty parameter set' skip), which the collection hook deselects, as nothing of it runs."""
-    trust = _session(metafunc.config)
-    if not params and trust.keep is not None:
-        trust.emptied.add(metafunc.definition.nodeid)
+    selection = _session(metafunc.config).selection
+    if not params and selection.filters:
+        selection.emptied.add(metafunc.definition.nodeid)
 
 
 def _parametrize_every_suite(metafunc: pytest.Metafunc) -> None:
     """``TRUST_SUITE = "*"`` (the packaged ``pytest_trust.suites``): the items of every registered suite, each
     case marked with its suite's marker, so ``-m`` selects a benchmark as it does among suite modules."""
     params = []
-    _session(metafunc.config).suites_seen.update(SUITES)
+    _session(metafunc.config).selection.suites_seen.update(SUITES)
     for name in SUITES:
         if not _deselected_by_markers(metafunc, also=name):
             mark = getattr(pytest.mark, name)
@@ -191,22 +187,25 @@ def _deselected_by_markers(metafunc: pytest.Metafunc, also: str | None = None) -
 @pytest.hookimpl(trylast=True)  # after -m and -k have deselected: judge only what will run
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     trust = _session(config)
-    if trust.emptied:
-        placeholders = [item for item in items if item.nodeid.split("[", 1)[0] in trust.emptied and _trust_item(item) is None]
-        if placeholders:
-            config.hook.pytest_deselected(items=placeholders)
-            items[:] = [item for item in items if item not in placeholders]
-    if trust.suites_seen and trust.worker is None:  # -m selected nothing, or named a marker nobody registered
-        trust.selection_lines = marker_lines(config.getoption("markexpr", ""), config.getini("markers"), len(items))
-    if trust.config.shard is not None:
-        _select_shard(config, items, trust.config.shard)
+    selection = trust.selection
+    if selection.emptied:
+        placeholders = [item for item in items
+                        if item.nodeid.split("[", 1)[0] in selection.emptied and _trust_item(item) is None]
+        _deselect(config, items, placeholders)
+    if selection.suites_seen and trust.worker is None:  # -m selected nothing, or named a marker nobody registered
+        selection.marker_lines = marker_lines(config.getoption("markexpr", ""), config.getini("markers"), len(items))
+    if selection.shard is not None:  # benchmark items of other shards were never built: here, other tests
+        def key(item: pytest.Item) -> str:
+            trust_item = _trust_item(item)
+            return shards.item_key(trust_item) if trust_item is not None else item.nodeid
+
+        _deselect(config, items, shards.select(items, selection.shard, key)[1])
     by_benchmark: dict[str, list[pytest.Item]] = {}
     for item in items:
         trust_item = _trust_item(item)
         if trust_item is not None:
             by_benchmark.setdefault(trust_item.benchmark, []).append(item)
     if not by_benchmark:
-        _recorded_only_line(trust)
         return
     if not trust.config.model:
         if config.option.collectonly:  # listing what would run needs no model
@@ -214,29 +213,33 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         raise pytest.UsageError("no model named: pass --model NAME (or set PYTEST_TRUST_MODEL, or the "
                                 "trust_model ini option); it selects cassettes/<NAME>/ and the requests' model")
     unrecorded = trust.unrecorded_benchmarks(sorted(by_benchmark))
-    selection = _selection(config)
+    paths = _selection(config)
     if len(unrecorded) == len(by_benchmark):  # nothing to replay: one line, not one miss per item
-        raise pytest.UsageError(trust.no_recordings_message(unrecorded, selection))
-    recorded_only = trust.config.recorded_only and not trust.config.record_mode.can_record
+        raise pytest.UsageError(trust.no_recordings_message(unrecorded, paths))
+    recorded_only = selection.recorder is not None
     for name in unrecorded:
-        marker = pytest.mark.skip(reason=trust.no_recordings_message([name], selection))
+        marker = pytest.mark.skip(reason=trust.no_recordings_message([name], paths))
         for item in by_benchmark[name]:
             item.add_marker(marker)
         if recorded_only:
-            trust.unrecorded_lines.append(f"{name}: {len(by_benchmark[name])} items deselected, "
-                                          + trust.no_recordings_message([name], selection))
+            selection.benchmark_lines.append(f"{name}: {len(by_benchmark[name])} items deselected, "
+                                             + trust.no_recordings_message([name], paths))
         else:  # selected means required: a CI job whose recordings are missing must not pass
-            trust.missing_recordings.append(
+            selection.missing.append(
                 f"{name}: {len(by_benchmark[name])} items selected without recordings, so the run fails: "
-                + trust.no_recordings_message([name], selection)
+                + trust.no_recordings_message([name], paths)
                 + " (or pass --trust-recorded-only to replay only what is recorded)")
     if recorded_only:  # the items of benchmarks with recordings but none of their own were never built
-        keep, drop = split_recorded(items, _trust_item, lambda found: True, lambda benchmark: benchmark not in unrecorded)
-        if drop:
-            config.hook.pytest_deselected(items=drop)
-            items[:] = keep
-            trust.unrecorded_left_out += len(drop)
-    _recorded_only_line(trust)
+        dropped = split_recorded(items, _trust_item, lambda found: True, lambda benchmark: benchmark not in unrecorded)[1]
+        _deselect(config, items, dropped)
+        selection.unrecorded += len(dropped)
+
+
+def _deselect(config: pytest.Config, items: list[pytest.Item], dropped: list[pytest.Item]) -> None:
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        gone = set(map(id, dropped))
+        items[:] = [item for item in items if id(item) not in gone]
 
 
 def _selection(config: pytest.Config) -> str:
@@ -245,51 +248,6 @@ def _selection(config: pytest.Config) -> str:
         return ""
     paths = " ".join(shlex.quote(str(arg)) for arg in config.args)
     return f"{paths} --pyargs" if config.option.pyargs else paths
-
-
-def _select_shard(config: pytest.Config, items: list[pytest.Item], shard: tuple[int, int]) -> None:
-    """--trust-shard I/N: keep the items whose id hashes to shard I, deselect the others (pytest_trust/shards.py).
-    Benchmark items of other shards were left out already (``_kept_items``): here, other tests."""
-    def key(item: pytest.Item) -> str:
-        trust_item = _trust_item(item)
-        return shards.item_key(trust_item) if trust_item is not None else item.nodeid
-
-    keep, drop = shards.select(items, shard, key)
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
-
-
-def _kept_items(trust: TrustSession, recorded_only: bool, items: list[Item]) -> list[Item]:
-    """--trust-shard, then --trust-recorded-only, as a suite's items are parametrized: the items they leave out are
-    never built into pytest items (collecting the few thousand recorded of 264,000 then costs about what collecting
-    a few thousand does), so nothing of them is deselected; one line each counts them."""
-    if trust.config.shard is not None:
-        items, others = shards.select(items, trust.config.shard, shards.item_key)
-        trust.other_shards += len(others)
-    return _recorded_items(trust, items) if recorded_only else items
-
-
-def _recorded_items(trust: TrustSession, items: list[Item]) -> list[Item]:
-    """The items with a recording. A benchmark without a folder of recordings keeps its items here: the collection
-    hook below skips or deselects them whole, saying why."""
-    recorder = trust.recorder
-    assert recorder is not None
-    root = recorder.model_root
-    keep, drop = split_recorded(items, lambda item: item,
-                                lambda item: recorder.has_recording(item.benchmark, item.scenario, item.id),
-                                lambda benchmark: True if not (root / benchmark).is_dir() else None)
-    trust.unrecorded_left_out += len(drop)
-    return keep
-
-
-def _recorded_only_line(trust: TrustSession) -> None:
-    if trust.other_shards:
-        trust.unrecorded_lines.append(f"--trust-shard {trust.config.shard_text}: {trust.other_shards} items of "
-                                      "other shards left out")
-    if trust.unrecorded_left_out:
-        trust.unrecorded_lines.append(f"--trust-recorded-only: {trust.unrecorded_left_out} items without a "
-                                      "recording left out")
 
 
 @pytest.fixture(scope="session")
@@ -387,14 +345,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     trust.conclude()
     try:
         trust.update_baseline()
-        _write_reports(session.config, trust)
+        trust.write_reports()
     except OSError as err:  # a full disk, a read-only folder: the summary still prints, the run fails
         trust.unwritten.append(f"{err.filename or 'a report'} cannot be written ({err.strerror or err}): free space "
                                "on that disk or make its folder writable, then run again")
     gate_cases(session.config, trust.gate_results, str(trust.config.thresholds or "thresholds"))
-    session.exitstatus = _exit_status(trust, int(session.exitstatus))
-    if (not submitted or trust.unwritten) and session.exitstatus == pytest.ExitCode.OK:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    session.exitstatus = trust.exit_status(int(session.exitstatus), submitted)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -469,30 +425,9 @@ class _ReportListener:
 
 def _own_line(reporter: Any, line: str) -> None:
     """A line of its own, also after the progress dots xdist writes without ending their line."""
-    if reporter._tw.width_of_current_line:
+    if reporter.config.get_terminal_writer().width_of_current_line:
         reporter.write("\n")
     reporter.write_line(line)
-
-
-def _write_reports(config: pytest.Config, trust: TrustSession) -> None:
-    """--trust-report, --trust-html, --trust-markdown; the last two relative to where pytest was invoked."""
-    asked = {name: config.getoption(f"trust_{name}", None) for name in ("html", "markdown")}
-    paths = {name: Path(config.invocation_params.dir) / value for name, value in asked.items() if value}
-    if trust.config.report is not None:
-        paths["json"] = trust.config.report
-    if paths:
-        recordings = trust.config.recordings and model_dir(trust.config.cassettes, trust.config.recordings)
-        outputs.write(json_report.build(trust), paths, recordings or None)
-
-
-def _exit_status(trust: TrustSession, status: int) -> int:
-    if status not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED):
-        return status  # interrupted, internal or usage errors keep pytest's status
-    if trust.gates_failed or trust.missing_recordings:
-        return pytest.ExitCode.TESTS_FAILED
-    if status == pytest.ExitCode.TESTS_FAILED and trust.soft and trust.failures_are_verdicts():
-        return pytest.ExitCode.OK
-    return status
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -507,5 +442,5 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminal.unfold(terminalreporter, folded)
     if trust.worker is None and trust.ran_items:
         terminal.write_summary(terminalreporter, trust)
-    for line in trust.selection_lines:
+    for line in trust.selection.marker_lines:
         terminalreporter.write_line(line, yellow=True)

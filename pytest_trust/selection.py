@@ -1,5 +1,6 @@
-"""Which collected items run: what a -m selection did, said when it surprises (pytest says "12 deselected"
-and nothing of the markers that exist), and which items --trust-recorded-only keeps."""
+"""Which items run, and the lines that say what was left out: --trust-shard and --trust-recorded-only as a
+suite's items are parametrized (what they leave out is never built), a -m selection that surprises (pytest
+says "12 deselected" and nothing of the markers that exist), benchmarks selected without recordings."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from . import shards
 from .benchmarks import SUITES
 from .items import Item
+from .recording import Recorder
 
 T = TypeVar("T")
 
@@ -56,3 +59,50 @@ def split_recorded(items: Sequence[T], trust_item: Callable[[T], Item | None], h
         keep = decided[found.benchmark]
         (kept if (has_recording(found) if keep is None else keep) else dropped).append(item)
     return kept, dropped
+
+
+class Selection:
+    """One run's selection state, on every process that collects. ``recorder`` is set when --trust-recorded-only
+    applies (replaying only); ``shard`` is --trust-shard's (index, total) and ``shard_text`` its text."""
+
+    def __init__(self, shard: tuple[int, int] | None, shard_text: str | None, recorder: Recorder | None) -> None:
+        self.shard = shard
+        self.shard_text = shard_text
+        self.recorder = recorder
+        self.other_shards = 0  # items --trust-shard left out (never built)
+        self.unrecorded = 0  # items --trust-recorded-only never built or deselected
+        self.emptied: set[str] = set()  # suite functions with no item left (their placeholder is deselected)
+        self.suites_seen: set[str] = set()  # the suites this process's collection met (selected or not)
+        self.marker_lines: list[str] = []  # what a surprising -m selection did
+        self.benchmark_lines: list[str] = []  # benchmarks --trust-recorded-only left out whole
+        self.missing: list[str] = []  # selected benchmarks without any recording: the run fails
+
+    @property
+    def filters(self) -> bool:
+        """True when some items are left out as they are parametrized."""
+        return self.shard is not None or self.recorder is not None
+
+    def keep(self, items: list[Item]) -> list[Item]:
+        """--trust-shard, then --trust-recorded-only, of a suite's or a scenario's items."""
+        if self.shard is not None:
+            items, others = shards.select(items, self.shard, shards.item_key)
+            self.other_shards += len(others)
+        if self.recorder is None:
+            return items
+        recorder = self.recorder
+        # a benchmark without a folder of recordings keeps its items here: the plugin skips or deselects them
+        # whole, saying why
+        kept, dropped = split_recorded(items, lambda item: item,
+                                       lambda item: recorder.has_recording(item.benchmark, item.scenario, item.id),
+                                       lambda benchmark: True if not (recorder.model_root / benchmark).is_dir() else None)
+        self.unrecorded += len(dropped)
+        return kept
+
+    def left_out_lines(self) -> list[str]:
+        """What the summary says was left out, and why."""
+        lines = list(self.benchmark_lines)
+        if self.other_shards:
+            lines.append(f"--trust-shard {self.shard_text}: {self.other_shards} items of other shards left out")
+        if self.unrecorded:
+            lines.append(f"--trust-recorded-only: {self.unrecorded} items without a recording left out")
+        return lines

@@ -11,9 +11,10 @@ import random
 import shlex
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from pytest import ExitCode
 
 from . import baseline as baselines
 from . import redact
@@ -34,6 +35,7 @@ from .recording.batch import BatchQueue
 from .recording.cassettes import model_dir
 from .recording.journal import MergeReport
 from .run_record import ItemRecord, irregular_answers, item_counts, metrics_of
+from .selection import Selection
 
 
 class TrustSession:
@@ -59,15 +61,8 @@ class TrustSession:
         self.merged_items = 0
         self.merge_problems: list[str] = []  # files a merge could not handle, each with its repair
         self.unwritten: list[str] = []  # reports that could not be written, each with its repair
-        self.unrecorded_lines: list[str] = []  # what --trust-shard and --trust-recorded-only left out
-        self.missing_recordings: list[str] = []  # selected benchmarks without any recording: the run fails
-        self.unrecorded_left_out = 0  # items --trust-recorded-only never built or deselected
-        self.other_shards = 0  # items --trust-shard left out (never built)
-        self.emptied: set[str] = set()  # suite functions with no item left (their placeholder is deselected)
-        # what is kept of a suite's items before they are parametrized (--trust-shard, --trust-recorded-only)
-        self.keep: Callable[[list[Item]], list[Item]] | None = None
-        self.suites_seen: set[str] = set()  # the suites this process's collection met (selected or not)
-        self.selection_lines: list[str] = []  # what a surprising -m selection did (pytest_trust/selection.py)
+        recorded_only = config.recorded_only and not config.record_mode.can_record
+        self.selection = Selection(config.shard, config.shard_text, self.recorder if recorded_only else None)
         self.baseline_report: dict[str, Any] | None = None  # --trust-baseline's report, on the controller
         self.baseline: dict[str, Any] | None = None  # this run against it: the report's `baseline` section
         self.baseline_lines: list[str] = []  # what --trust-baseline-update did
@@ -93,7 +88,7 @@ class TrustSession:
         to what ``keep`` keeps, scenario by scenario: the uncut list is never held whole (once built)."""
         if suite_name not in self._items:
             suite = SUITES[suite_name]
-            cut = self._cut if self.config.limit is not None or self.keep is not None else None
+            cut = self._cut if self.config.limit is not None or self.selection.filters else None
             if suite.needs_data:
                 try:
                     items = cached_items(default_cache().parent / "items", suite_name, self.config.settings,
@@ -111,10 +106,11 @@ class TrustSession:
         return self._items[suite_name]
 
     def _cut(self, items: list[Item]) -> list[Item]:
-        """--trust-limit, then ``keep``: of a whole suite or of one scenario's items, to the same effect."""
+        """--trust-limit, then the selection's filters: of a whole suite or of one scenario's items, to the same
+        effect."""
         if self.config.limit is not None:
             items = seeded_subset(items, self.config.limit, self.config.seed)
-        return self.keep(items) if self.keep is not None else items
+        return self.selection.keep(items) if self.selection.filters else items
 
     def endpoint(self) -> Endpoint:
         return Endpoint(self.config.base_url, timeout=self.config.timeout, max_retries=self.config.retries,
@@ -227,6 +223,31 @@ class TrustSession:
         dump(path, report)
         self.baseline_lines.append(f"baseline updated: this run's report written to {path}")
 
+    def write_reports(self) -> None:
+        """--trust-report, --trust-html, --trust-markdown, from one build of the JSON report; ``OSError`` (a full
+        disk, a read-only folder) says which could not be written."""
+        from .report import json_report, outputs
+
+        wanted = {"json": self.config.report, "html": self.config.html, "markdown": self.config.markdown}
+        paths = {kind: path for kind, path in wanted.items() if path is not None}
+        if paths:
+            recordings = self.config.recordings and model_dir(self.config.cassettes, self.config.recordings)
+            outputs.write(json_report.build(self), paths, recordings or None)
+
+    def exit_status(self, status: int, batch_submitted: bool = True) -> int:
+        """The run's exit status from pytest's: failed gates, selected benchmarks without recordings, an unsent
+        batch or an unwritten report fail it; soft mode forgives failures that are all benchmark verdicts;
+        interrupted, internal and usage errors keep pytest's status."""
+        if status not in (ExitCode.OK, ExitCode.TESTS_FAILED, ExitCode.NO_TESTS_COLLECTED):
+            return status
+        if self.gates_failed or self.selection.missing:
+            return ExitCode.TESTS_FAILED
+        if status == ExitCode.TESTS_FAILED and self.soft and self.failures_are_verdicts():
+            status = ExitCode.OK
+        if status == ExitCode.OK and (not batch_submitted or self.unwritten):
+            return ExitCode.TESTS_FAILED
+        return status
+
     def record(self, nodeid: str) -> ItemRecord:
         """The record of a test, made at its first report."""
         record = self.records.get(nodeid)
@@ -270,7 +291,7 @@ class TrustSession:
     @property
     def ran_items(self) -> bool:
         return (any(r.result is not None or r.error is not None or r.skip is not None for r in self.records.values())
-                or bool(self.batch_lines or self.missing_recordings))
+                or bool(self.batch_lines or self.selection.missing))
 
     def item_counts(self) -> dict[str, int]:
         """Outcomes of benchmark items only (not of other tests in the same run)."""

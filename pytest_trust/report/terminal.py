@@ -320,9 +320,9 @@ def write_summary(tr: Any, trust: Any) -> None:
             tr.write_line(line, red=line.startswith(("    newly failing", "    newly erroring")))
     for line in getattr(trust, "baseline_lines", ()):
         tr.write_line(line)
-    for line in trust.unrecorded_lines:
+    for line in trust.selection.left_out_lines():
         tr.write_line(line)
-    for line in [*trust.missing_recordings, *corrupt_files(trust)]:
+    for line in [*trust.selection.missing, *corrupt_files(trust)]:
         tr.write_line(line, red=True)
     counts = trust.item_counts()
     kinds: dict[str, int] = {}
