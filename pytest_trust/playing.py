@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .benchmarks import BENCHMARKS
 from .errors import (
@@ -21,6 +21,7 @@ from .errors import (
 )
 from .items import Item, Result
 from .recording.batch import Pending
+from .run_record import ERROR_PROPERTY, RESULT_PROPERTY, SKIP_PROPERTY
 
 ERROR_KINDS = {CassetteMiss: "miss", ModelError: "model error", EndpointDown: "model error",
                InvalidItem: "invalid item", CorruptCassette: "corrupt cassette", NotSaved: "not saved"}
@@ -38,6 +39,21 @@ class Played(NamedTuple):
     error: tuple[str, str] | None = None
     stops_run: bool = False
     crash: BaseException | None = None
+
+    def as_property(self, item: Item) -> tuple[str, Any]:
+        """The user property the item's setup report carries to the run's record (``ItemRecord.take``)."""
+        if self.crash is not None:
+            return ERROR_PROPERTY, {"kind": "internal", "benchmark": item.benchmark}
+        if self.skipped is not None:
+            return SKIP_PROPERTY, self.skipped
+        if self.error is not None:
+            return ERROR_PROPERTY, {"kind": self.error[0], "benchmark": item.benchmark, "message": self.error[1]}
+        assert self.result is not None
+        payload = {"benchmark": item.benchmark, **self.result.to_dict()}
+        if self.irregular:
+            payload["irregular"] = self.irregular
+        payload["scenario"] = item.scenario
+        return RESULT_PROPERTY, payload
 
 
 def play(trust, item: Item, hint: str | Callable[[], str]) -> Played:

@@ -25,7 +25,8 @@ from .playing import play
 from .recording.cassettes import model_dir
 from .recording.journal import merge_journals
 from .report import terminal
-from .report.junit import ERROR_PROPERTY, INTERNAL, RESULT_PROPERTY, SKIP_PROPERTY, gate_cases, item_properties
+from .report.junit import gate_cases, item_properties
+from .run_record import INTERNAL
 from .selection import marker_lines, split_recorded
 from .session import TrustSession
 
@@ -273,24 +274,16 @@ def trust_result(trust_item: Item, trust_session: TrustSession) -> Iterator[Any]
     nodeid = node.nodeid
     played = (trust_session.played_ahead.pop(nodeid, None) if trust_session.played_ahead else None) or play(
         trust_session, trust_item, partial(_record_hint, nodeid, trust_session))  # the hint only if it misses
-    properties = node.user_properties
+    node.user_properties.append(played.as_property(trust_item))
     if played.crash is not None:
-        properties.append((ERROR_PROPERTY, {"kind": "internal", "benchmark": trust_item.benchmark}))
         raise played.crash
     if played.skipped is not None:
-        properties.append((SKIP_PROPERTY, played.skipped))
         pytest.skip(played.skipped)
     if played.error is not None:
         kind, message = played.error
-        properties.append((ERROR_PROPERTY, {"kind": kind, "benchmark": trust_item.benchmark, "message": message}))
         if played.stops_run:
             node.session.shouldstop = f"pytest-trust: {message}"
         pytest.fail(f"{kind}: {message}", pytrace=False)
-    payload = {"benchmark": trust_item.benchmark, **played.result.to_dict()}
-    if played.irregular:
-        payload["irregular"] = played.irregular
-    payload["scenario"] = trust_item.scenario
-    properties.append((RESULT_PROPERTY, payload))
     yield played.result
 
 
@@ -402,14 +395,7 @@ class _ReportListener:
         if report.when == "teardown" and self.progress is not None:
             self.progress.tick()
         if report.when == "setup":
-            for name, value in report.user_properties:
-                if name == RESULT_PROPERTY:
-                    record.result = value
-                elif name == SKIP_PROPERTY:
-                    record.skip = value
-                elif name == ERROR_PROPERTY:
-                    record.error, record.error_message = value["kind"], value.get("message")
-                    record.benchmark = value["benchmark"]
+            record.take(report.user_properties)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:

@@ -15,6 +15,13 @@ from .metrics import Metric, error_rate
 
 LOST = "lost: its xdist worker died while running it"  # a lost item's error, as the JSON report writes it
 
+# What an item came to rides on its own setup report (a user property), so it reaches the controller when the
+# item finishes, and a worker that dies later takes none of its finished results with it.
+RESULT_PROPERTY = "pytest_trust_result"
+ERROR_PROPERTY = "pytest_trust_error"
+SKIP_PROPERTY = "pytest_trust_skip"
+INTERNAL = frozenset({RESULT_PROPERTY, ERROR_PROPERTY, SKIP_PROPERTY})
+
 
 @dataclass
 class ItemRecord:
@@ -38,6 +45,17 @@ class ItemRecord:
             self.outcome = "error"
         elif when == "call" or outcome == "skipped":
             self.outcome = outcome
+
+    def take(self, properties: Iterable[tuple[str, Any]]) -> None:
+        """Take what a setup report's properties say the item came to (``playing.Played.as_property``)."""
+        for name, value in properties:
+            if name == RESULT_PROPERTY:
+                self.result = value
+            elif name == SKIP_PROPERTY:
+                self.skip = value
+            elif name == ERROR_PROPERTY:
+                self.error, self.error_message = value["kind"], value.get("message")
+                self.benchmark = value["benchmark"]
 
     @property
     def is_item(self) -> bool:

@@ -552,7 +552,7 @@ def test_a_journal_that_cannot_be_written_says_which_file_and_what_to_do_then_wr
 
 @pytest.mark.parametrize("response, problem", [
     ({"status": {"code": 500, "message": "Internal Server Error"}, "body": {"string": '{"error": {}}'}},
-     "has HTTP status 500, where only status-200 completions are recorded"),
+     "has HTTP status 500, where only status-200 answers are recorded"),
     ({"status": {"code": 200, "message": "OK"}, "body": {"string": "<html>502</html>"}}, "is not a chat completion"),
     ({"status": {"code": 200, "message": "OK"}, "body": {"string": '{"choices": 5}'}}, "is not a chat completion"),
 ])

@@ -91,7 +91,7 @@ def choice(**fields) -> dict:
 
 
 CORRUPT = {  # answers the client path refused too: the same message either way
-    "status 500": (500, '{"error": {}}', "has HTTP status 500, where only status-200 completions are recorded"),
+    "status 500": (500, '{"error": {}}', "has HTTP status 500, where only status-200 answers are recorded"),
     "not JSON": (200, "<html>502</html>", "is not a chat completion"),
     "choices not a list": (200, '{"choices": 5}', "is not a chat completion"),
     "no message": (200, json.dumps({"choices": [{"finish_reason": "stop"}] * 2}), "is not a chat completion"),

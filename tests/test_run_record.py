@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pytest_trust.benchmarks import BENCHMARKS
+from pytest_trust.items import Item, Result, Verdict
+from pytest_trust.playing import Played
 from pytest_trust.run_record import LOST, ItemRecord, irregular_answers, item_counts, metrics_of
 
 
@@ -28,6 +30,27 @@ def test_pytest_reports_make_the_outcome():
     skipped = ItemRecord("s")
     skipped.report("setup", "skipped")
     assert skipped.outcome == "skipped"
+
+
+def test_what_an_item_came_to_reaches_its_record_through_its_setup_report():
+    item = Item("basic/Encryption/x", "rules", "basic-Encryption", {}, {})
+    result = Result("basic/Encryption/x", Verdict(False, "leaked"), {"suite": "basic"})
+    records = {}
+    for name, played in (("scored", Played(result=result, irregular={"length": 2})),
+                         ("missed", Played(error=("miss", "no recording of it"))),
+                         ("skipped", Played(skipped="not recorded upstream")),
+                         ("crashed", Played(crash=ValueError("a bug")))):
+        records[name] = ItemRecord(name)
+        records[name].take([("other", 1), played.as_property(item)])
+    assert records["scored"].result == {"benchmark": "rules", "item_id": "basic/Encryption/x",
+                                        "verdict": {"passed": False, "reason": "leaked", "score": None, "label": None,
+                                                    "refused": False, "invalid": False},
+                                        "facts": {"suite": "basic"}, "irregular": {"length": 2},
+                                        "scenario": "basic-Encryption"}
+    assert (records["missed"].error, records["missed"].error_message, records["missed"].benchmark) == \
+        ("miss", "no recording of it", "rules")
+    assert records["skipped"].skip == "not recorded upstream" and not records["skipped"].errored
+    assert (records["crashed"].error, records["crashed"].benchmark) == ("internal", "rules")
 
 
 def test_an_entry_reads_back_to_the_record_that_wrote_it():

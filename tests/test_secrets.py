@@ -173,11 +173,12 @@ def test_scrub_request_on_a_vcrpy_request():
 def test_live_capture_records_a_clean_request_and_sends_the_credentials():
     with PathRecordingServer(lambda body: "Hodor") as server:
         base = server.base_url.replace("http://", f"http://{USER}:{PASSWORD}@")
-        capture = LiveCapture(httpx2.HTTPTransport(retries=0))
+        capture = LiveCapture()
+        capture.attach()
         request = httpx2.Request("POST", f"{base}/chat/completions?api-key={QUERY_SECRET}", json={"model": "m"},
                                  headers={"Authorization": f"Bearer {FAKE_KEY}", "OpenAI-Organization": FAKE_ORG})
-        response, recorded, _ = capture.send(request)
-        capture.close()
+        response, recorded, _ = capture.send(httpx2.HTTPTransport(retries=0), request)
+        capture.detach()
     assert response.status_code == 200
     assert server.paths == [f"/v1/chat/completions?api-key={QUERY_SECRET}"]
     assert _lower(server.headers[0])["authorization"] == f"Bearer {FAKE_KEY}"
@@ -318,3 +319,22 @@ def test_a_key_the_endpoint_echoes_reaches_no_report_and_not_the_terminal(pytest
         f"{server.base_url}/chat/completions failed after 1 attempt: HTTP 401 (Incorrect API key provided: {echoed})"] * 2
     capsys.readouterr()
     assert main(["audit", *(str(pytester.path / name) for name in REPORTS.values())]) == 0, capsys.readouterr().out
+
+
+def test_one_capture_serves_every_recording_transport_and_unpatches_when_the_last_closes():
+    """vcrpy patches httpx2's transport class while its cassette is open: the model's and a scorer's transports
+    share one, so neither restores the other's patch; the class is as it was once both have closed."""
+    original = httpx2.HTTPTransport.handle_request
+    with PathRecordingServer(lambda body: "Hodor") as server:
+        capture = LiveCapture()
+        capture.attach()  # the model's transport
+        capture.attach()  # a scorer's
+        first = capture.send(httpx2.HTTPTransport(retries=0), httpx2.Request("POST", f"{server.base_url}/chat/completions",
+                                                                             json={"model": "m"}))
+        assert httpx2.HTTPTransport.handle_request is not original  # the cassette is open
+        capture.detach()
+        second = capture.send(httpx2.HTTPTransport(retries=0), httpx2.Request("POST", f"{server.base_url}/chat/completions",
+                                                                              json={"model": "n"}))
+        capture.detach()
+    assert httpx2.HTTPTransport.handle_request is original
+    assert [json.loads(sent[1]["body"])["model"] for sent in (first, second)] == ["m", "n"]

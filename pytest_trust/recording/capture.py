@@ -55,24 +55,23 @@ def scrub_uri(uri: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
-def _scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
-    if response["status"]["code"] != 200:
-        return None  # failed exchanges are retried or reported, never recorded
+def _scrub_headers(response: dict[str, Any]) -> dict[str, Any]:
     response["headers"] = {k: v for k, v in response["headers"].items() if k.lower() in KEPT_HEADERS}
     return response
 
 
 class LiveCapture:
-    """Sends requests through a real transport inside one vcrpy cassette and returns what it recorded.
+    """Sends requests through real transports inside one vcrpy cassette and returns what it recorded.
 
-    The cassette is entered once, on the first request, and left open until ``close``: vcrpy patches
-    httpx2's transport class while it is open, and entering it per request from several threads would
-    patch and unpatch under each other. Each thread's recorded exchange is caught in thread-local
-    storage by the before-record hooks, which return nothing for vcrpy to keep: the journal keeps it.
+    One per process (``CAPTURE``), shared by every transport that records, the model's and the scorers':
+    vcrpy patches httpx2's transport class while its cassette is open, and two cassettes open at once would
+    restore each other's patches out of order when they close. The cassette is entered at the first send and
+    left when the last transport that uses it closes. Each thread's recorded exchange is caught in
+    thread-local storage by the before-record hooks, which return nothing for vcrpy to keep: the journal
+    keeps it.
     """
 
-    def __init__(self, live: httpx2.BaseTransport) -> None:
-        self.live = live
+    def __init__(self) -> None:
         self._caught = threading.local()
         self._vcr = vcr.VCR(
             record_mode="all",
@@ -82,6 +81,7 @@ class LiveCapture:
         )
         self._vcr.register_persister(_NoDisk)
         self._open: ExitStack | None = None
+        self._users = 0
         self._lock = threading.Lock()
 
     def _catch_request(self, request: Any) -> Any:
@@ -89,10 +89,25 @@ class LiveCapture:
         return self._caught.request
 
     def _catch_response(self, response: dict[str, Any]) -> None:
-        self._caught.response = _scrub_response(response)
+        self._caught.response = response
         # nothing piles up in vcrpy's in-memory cassette
 
-    def send(self, request: httpx2.Request) -> tuple[httpx2.Response, dict | None, dict | None]:
+    def attach(self) -> None:
+        """A transport that will send through the capture; ``detach`` when it closes."""
+        with self._lock:
+            self._users += 1
+
+    def detach(self) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._users <= 0 and self._open is not None:
+                self._open.close()
+                self._open = None
+
+    def send(self, live: httpx2.BaseTransport, request: httpx2.Request,
+             kept: tuple[int, ...] = (200,)) -> tuple[httpx2.Response, dict | None, dict | None]:
+        """``live``'s answer to ``request``, with the recorded request and response when its status is one of
+        ``kept`` (failed exchanges are retried or reported, never recorded)."""
         if self._open is None:
             with self._lock:
                 if self._open is None:
@@ -101,17 +116,13 @@ class LiveCapture:
                     self._open = stack
         self._caught.request = self._caught.response = None
         uri = scrub_uri(str(request.url))  # as the client addressed it, before a Spread moves it
-        response = self.live.handle_request(request)
+        response = live.handle_request(request)
         recorded_request, recorded_response = self._caught.request, self._caught.response
-        if recorded_response is None or recorded_request is None:
+        if recorded_response is None or recorded_request is None or recorded_response["status"]["code"] not in kept:
             return response, None, None
         recorded = compat.convert_to_unicode(recorded_request._to_dict())
         recorded["uri"] = uri
-        return response, recorded, compat.convert_to_unicode(recorded_response)
+        return response, recorded, compat.convert_to_unicode(_scrub_headers(recorded_response))
 
-    def close(self) -> None:
-        with self._lock:
-            if self._open is not None:
-                self._open.close()
-                self._open = None
-        self.live.close()
+
+CAPTURE = LiveCapture()

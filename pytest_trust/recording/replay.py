@@ -53,15 +53,17 @@ def current_tape(recorder: Recorder) -> Tape:
     return tape
 
 
-def served(tape: Tape, digest: str) -> dict[str, Any] | None:
-    """The stored response of the digest's next recorded episode (None: none is left); ``CorruptCassette`` if
-    it is not a status-200 one, which is never recorded (capture.py): a file edited or written by other tools."""
+def served(tape: Tape, digest: str, kept: tuple[int, ...] = (200,)) -> dict[str, Any] | None:
+    """The stored response of the digest's next recorded episode (None: none is left); ``CorruptCassette`` if its
+    status is not one of ``kept``, which are all that is recorded (capture.py): a file edited or written by other
+    tools."""
     hit = tape.replay(digest)
     if hit is None:
         return None
     status = hit["response"]["status"]["code"]
-    if status != 200:
-        raise unreadable(tape, f"has HTTP status {status}, where only status-200 completions are recorded")
+    if status not in kept:
+        statuses = " or ".join(map(str, kept))
+        raise unreadable(tape, f"has HTTP status {status}, where only status-{statuses} answers are recorded")
     return hit["response"]
 
 

@@ -8,13 +8,7 @@ import pytest
 
 from ..gates import GateResult
 from ..items import Item
-
-# An item's result rides on its own setup report (a user property), so it reaches the controller
-# when the item finishes, and a worker that dies later takes none of its finished results with it.
-RESULT_PROPERTY = "pytest_trust_result"
-ERROR_PROPERTY = "pytest_trust_error"
-SKIP_PROPERTY = "pytest_trust_skip"
-INTERNAL = frozenset({RESULT_PROPERTY, ERROR_PROPERTY, SKIP_PROPERTY})
+from ..run_record import ERROR_PROPERTY, RESULT_PROPERTY, SKIP_PROPERTY
 
 
 def item_properties(trust_item: Item, properties: list[tuple[str, object]]) -> list[tuple[str, object]]:
