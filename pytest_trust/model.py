@@ -17,14 +17,12 @@ from __future__ import annotations
 import os
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 import httpx2
-import openai
-from openai.types.chat import ChatCompletion
 
 from .endpoint.breaker import Breaker
 from .endpoint.conditions import IgnoresN, InvalidAnswer, condition_of
@@ -38,6 +36,9 @@ from .recording.capture import no_cookies
 from .recording.replay import Replay
 from .redact import known, redact
 from .system_prompt import SystemPrompt
+
+if TYPE_CHECKING:  # the openai package is imported when a client is made: a replay makes none (0.4 s, 40 MB)
+    import openai
 
 REPLAY_BASE_URL = "http://replay.invalid/v1"  # replay never connects; the host only fills the URL
 Message = Mapping[str, Any]
@@ -69,6 +70,8 @@ class Endpoint:
         return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
     def plain_client(self) -> openai.OpenAI:
+        import openai
+
         """A client of the endpoint outside the recording layer, for its Files and Batches APIs."""
         base_url, query = self.client_url()
         return openai.OpenAI(base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "no-key",
@@ -84,12 +87,14 @@ class Endpoint:
 
 
 class Model:
-    def __init__(self, name: str, client: openai.OpenAI, transport: TrustTransport, where: str = "",
-                 deployment: SystemPrompt | None = None, secrets: tuple[str, ...] = ()) -> None:
+    def __init__(self, name: str, client: Callable[[], openai.OpenAI], transport: TrustTransport, where: str = "",
+                 deployment: SystemPrompt | None = None, secrets: tuple[str, ...] = (), max_retries: int = 0) -> None:
         self.name = name
         self.secrets = secrets  # the run's credentials, redacted from failure messages
         self.deployment = deployment  # the deployment's prompt (and template, preamble) on every request
-        self.client = client
+        self._make_client = client
+        self._client: openai.OpenAI | None = None
+        self.max_retries = max_retries
         self.transport = transport
         # replay-only: recorded answers are read by digest, not through the client (recording/replay.py)
         self.replay = Replay(transport.recorder) if transport is not None and transport.replay_only else None
@@ -97,6 +102,16 @@ class Model:
         self.n_supported: bool | None = None  # learnt on the first multi-sample request
         self.breaker = Breaker("calls", "check that the endpoint is up, then run again (recordings so far are kept)")
         self._local = threading.local()  # per thread: the item it plays
+        self._lock = threading.Lock()
+
+    @property
+    def client(self) -> openai.OpenAI:
+        """The openai client, made at the first request that goes through it (a replay may make none)."""
+        if self._client is None:
+            with self._lock:
+                if self._client is None:
+                    self._client = self._make_client()
+        return self._client
 
     @property
     def irregular(self) -> Counter[str]:
@@ -124,18 +139,24 @@ class Model:
             urls = [base_url, *(Endpoint(url).client_url()[0] for url in endpoint.others)]
             live = Spread(base_url, urls) if endpoint.others else httpx2.HTTPTransport(retries=0)
         transport = TrustTransport(recorder, urlsplit(base_url).path, live, Pace(endpoint.rpm, endpoint.tpm), batch)
-        client = openai.OpenAI(
-            base_url=base_url,
-            # The key comes from the environment only; a local server accepts any placeholder.
-            api_key=os.environ.get("OPENAI_API_KEY") or "no-key",
-            default_query=query or None,
-            http_client=httpx2.Client(transport=transport, timeout=endpoint.timeout, cookies=no_cookies()),
-            max_retries=endpoint.max_retries if recording else 0,
-            timeout=endpoint.timeout,
-        )
+        max_retries = endpoint.max_retries if recording else 0
+
+        def client() -> openai.OpenAI:
+            import openai
+
+            return openai.OpenAI(
+                base_url=base_url,
+                # The key comes from the environment only; a local server accepts any placeholder.
+                api_key=os.environ.get("OPENAI_API_KEY") or "no-key",
+                default_query=query or None,
+                http_client=httpx2.Client(transport=transport, timeout=endpoint.timeout, cookies=no_cookies()),
+                max_retries=max_retries,
+                timeout=endpoint.timeout,
+            )
+
         where = f"{endpoint.shown}/chat/completions" if recording else ""
         secrets = known(endpoint.base_url, *endpoint.others) if recording else ()
-        return cls(name, client, transport, where, deployment, secrets)
+        return cls(name, client, transport, where, deployment, secrets, max_retries)
 
     def chat(self, messages: Sequence[Message], **decoding: Any) -> Answer:
         return self._create(messages, decoding)[0]
@@ -174,6 +195,9 @@ class Model:
         # The body goes to the client's own POST as it is: ``chat.completions.create`` would first walk
         # every message through its TypedDict transform, which costs ~7.5 ms per 34-message request and
         # changes nothing in plain JSON messages. Auth, retries, timeouts and errors are the client's.
+        import openai
+        from openai.types.chat import ChatCompletion
+
         try:
             completion = self.client.post("/chat/completions", cast_to=ChatCompletion, body=body,
                                           options={"security": {"bearer_auth": True}})
@@ -187,7 +211,7 @@ class Model:
         raise AssertionError("unreachable: _failed raises")
 
     def _failed(self, cause: str, retried: bool, endpoint_wide: bool, refuses_n: bool = False) -> None:
-        attempts = self.client.max_retries + 1 if retried else 1
+        attempts = self.max_retries + 1 if retried else 1
         where = f"{self.where} " if self.where else "the model endpoint "
         message = f"{where}failed after {attempts} attempt{'s' * (attempts > 1)}: {redact(cause, self.secrets)}"
         if refuses_n:
@@ -196,11 +220,16 @@ class Model:
         raise self.breaker.failed(message, counts=endpoint_wide, trips=bool(self.where)) from None
 
     def close(self) -> None:
-        self.client.close()
+        if self._client is not None:
+            self._client.close()
+        else:
+            self.transport.close()
 
 
 def _failure(err: openai.APIError) -> str:
     """One line saying what went wrong with an exchange, from the client's error."""
+    import openai
+
     if isinstance(err, openai.APIStatusError):
         condition = condition_of(err.response)
         if isinstance(condition, InvalidAnswer):
@@ -217,6 +246,8 @@ def _failure(err: openai.APIError) -> str:
 def _retryable(err: openai.APIError) -> bool:
     """Whether the client retried this kind of failure (its own rule: timeouts, connection errors,
     408, 409, 429 and 5xx)."""
+    import openai
+
     if isinstance(err, openai.APIStatusError):
         return err.status_code in (408, 409, 429) or err.status_code >= 500
     return isinstance(err, openai.APIConnectionError)
@@ -225,6 +256,8 @@ def _retryable(err: openai.APIError) -> bool:
 def _endpoint_wide(err: openai.APIError) -> bool:
     """Whether a failure says the endpoint is unusable for every item (down, overloaded, the key refused),
     not that one request was wrong (400, 413, 422: e.g. an `n` the endpoint rejects, a prompt too long)."""
+    import openai
+
     if isinstance(err, openai.APIStatusError):
         return _retryable(err) or err.status_code in (401, 403, 404)
     return True
@@ -240,6 +273,8 @@ def _error_message(err: openai.APIStatusError) -> str:
 def _refuses_n(err: openai.APIError) -> bool:
     """Whether the endpoint refused a request for ``n`` > 1 answers: a 400 the transport marked ``IgnoresN``, or
     the endpoint's own 400 naming the parameter (in the error's ``param``, or as 'n' in its message)."""
+    import openai
+
     if not isinstance(err, openai.APIStatusError) or err.status_code != 400:
         return False
     if isinstance(condition_of(err.response), IgnoresN):

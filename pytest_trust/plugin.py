@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
-import openai
 import pytest
 import pytest_recording  # noqa: F401  before vcr: it marks vcr.matchers for assertion rewriting, which warns
 
@@ -101,6 +100,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         # journals left by a killed recording run are merged before anything replays
         trust.add_merge(merge_journals(model_dir(trust.config.cassettes, trust.config.recordings)))
         if trust.batch is not None:
+            import openai  # only a batch run talks to the endpoint here
+
             try:
                 trust.collect_batches()
             except (openai.APIError, TrustError) as err:  # the batch records are kept for the next run
@@ -329,6 +330,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         trust.add_merge(trust.recorder.merge())  # this run's journals, its workers' included
     submitted = True
     if trust.batch is not None:
+        import openai
+
         try:
             trust.submit_batch()
         except (openai.APIError, TrustError) as err:

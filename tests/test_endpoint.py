@@ -90,7 +90,7 @@ def test_an_endpoint_that_names_n_in_its_400s_param_rejects_n(tmp_path):
     transport = TrustTransport(recorder, "/v1", httpx2.MockTransport(lambda request: httpx2.Response(400, json=refusal)))
     client = openai.OpenAI(base_url="http://127.0.0.1:18401/v1", api_key="no-key", max_retries=0,
                            http_client=httpx2.Client(transport=transport))
-    model = Model("m", client, transport, where="http://127.0.0.1:18401/v1/chat/completions")
+    model = Model("m", lambda: client, transport, where="http://127.0.0.1:18401/v1/chat/completions")
     recorder.begin("bench", "S", "item/1")
     try:
         with pytest.raises(RejectsN, match=r"HTTP 400 \(unsupported\)"):

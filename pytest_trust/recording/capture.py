@@ -16,9 +16,6 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
-import vcr
-from vcr.persisters.filesystem import CassetteNotFoundError
-from vcr.serializers import compat
 
 # The only headers a recording keeps. An allow-list, so credentials (authorization, api-key,
 # cookies), client fingerprints (user-agent, x-stainless-*), organisation ids and request ids
@@ -35,6 +32,8 @@ def no_cookies() -> CookieJar:
 class _NoDisk:
     @staticmethod
     def load_cassette(cassette_path: str, serializer: Any) -> Any:
+        from vcr.persisters.filesystem import CassetteNotFoundError
+
         raise CassetteNotFoundError()
 
     @staticmethod
@@ -73,13 +72,6 @@ class LiveCapture:
 
     def __init__(self) -> None:
         self._caught = threading.local()
-        self._vcr = vcr.VCR(
-            record_mode="all",
-            before_record_request=self._catch_request,
-            before_record_response=self._catch_response,
-            decode_compressed_response=True,
-        )
-        self._vcr.register_persister(_NoDisk)
         self._open: ExitStack | None = None
         self._users = 0
         self._lock = threading.Lock()
@@ -91,6 +83,17 @@ class LiveCapture:
     def _catch_response(self, response: dict[str, Any]) -> None:
         self._caught.response = response
         # nothing piles up in vcrpy's in-memory cassette
+
+    def _enter(self) -> ExitStack:
+        """vcrpy's cassette, entered; vcrpy is imported only by a run that sends something (a replay never does)."""
+        import vcr
+
+        recorder = vcr.VCR(record_mode="all", before_record_request=self._catch_request,
+                           before_record_response=self._catch_response, decode_compressed_response=True)
+        recorder.register_persister(_NoDisk)
+        stack = ExitStack()
+        stack.enter_context(recorder.use_cassette("pytest-trust-live"))
+        return stack
 
     def attach(self) -> None:
         """A transport that will send through the capture; ``detach`` when it closes."""
@@ -111,15 +114,15 @@ class LiveCapture:
         if self._open is None:
             with self._lock:
                 if self._open is None:
-                    stack = ExitStack()
-                    stack.enter_context(self._vcr.use_cassette("pytest-trust-live"))
-                    self._open = stack
+                    self._open = self._enter()
         self._caught.request = self._caught.response = None
         uri = scrub_uri(str(request.url))  # as the client addressed it, before a Spread moves it
         response = live.handle_request(request)
         recorded_request, recorded_response = self._caught.request, self._caught.response
         if recorded_response is None or recorded_request is None or recorded_response["status"]["code"] not in kept:
             return response, None, None
+        from vcr.serializers import compat
+
         recorded = compat.convert_to_unicode(recorded_request._to_dict())
         recorded["uri"] = uri
         return response, recorded, compat.convert_to_unicode(_scrub_headers(recorded_response))

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import httpx2
-import openai
 
 from ..endpoint.breaker import Breaker
 from ..endpoint.pacing import Pace
@@ -66,6 +65,8 @@ class ModerationScorer:
         self.breaker = Breaker("items", "check the key and the quota, then run again (scores so far are kept)")
         live = httpx2.HTTPTransport(retries=0) if key else None
         self.transport = ScoreTransport(recorder, live, Pace(), self._checked, self._miss)
+        import openai  # here, not at the top: a run that scores otherwise never loads it (0.4 s)
+
         self.client = openai.OpenAI(base_url=base_url, api_key=key or "no-key", max_retries=max_retries if key else 0,
                                     timeout=timeout, http_client=httpx2.Client(transport=self.transport,
                                                                                timeout=timeout, cookies=no_cookies()))
@@ -75,6 +76,8 @@ class ModerationScorer:
         return in_item_tape(self.recorder, item, self._score_all, texts)
 
     def _score_all(self, texts: Sequence[str]) -> list[float | None]:
+        import openai
+
         distinct = list(dict.fromkeys(str(text) for text in texts if text.strip()))
         if not distinct:
             return [None] * len(texts)
