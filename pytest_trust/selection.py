@@ -98,6 +98,18 @@ class Selection:
         self.unrecorded += len(dropped)
         return kept
 
+    def skips(self, benchmark: str, scenario: str, count: int) -> bool:
+        """Whether ``scenario``'s ``count`` items can be left out before they are read: under --trust-recorded-only
+        (without --trust-shard, which needs each item's key), a scenario with no cassette file of a benchmark that
+        has recordings has none of its items recorded (``keep`` would drop each one)."""
+        recorder = self.recorder
+        if recorder is None or self.shard is not None or not (recorder.model_root / benchmark).is_dir():
+            return False
+        if recorder.has_file(benchmark, scenario):
+            return False
+        self.unrecorded += count
+        return True
+
     def left_out_lines(self) -> list[str]:
         """What the summary says was left out, and why."""
         lines = list(self.benchmark_lines)

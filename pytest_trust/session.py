@@ -11,6 +11,7 @@ import random
 import shlex
 import time
 from collections import defaultdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -92,7 +93,8 @@ class TrustSession:
             if suite.needs_data:
                 try:
                     items = cached_items(default_cache().parent / "items", suite_name, self.config.settings,
-                                         self.config.data, lambda: suite.load(self.data, self.config.settings), cut)
+                                         self.config.data, lambda: suite.load(self.data, self.config.settings), cut,
+                                         partial(self._skips, suite.benchmark))
                 except DataUnavailable:
                     if self._no_data_in is None:  # the first suite says why and what to do; the rest point to it
                         self._no_data_in = suite_name
@@ -104,6 +106,11 @@ class TrustSession:
                 items = cut(items) if cut is not None else items
             self._items[suite_name] = items
         return self._items[suite_name]
+
+    def _skips(self, benchmark: str, scenario: str, count: int) -> bool:
+        """A scenario left out whole, unread (``Selection.skips``), counted as --trust-limit would cut it."""
+        limit = self.config.limit
+        return self.selection.skips(benchmark, scenario, count if limit is None else min(count, limit))
 
     def _cut(self, items: list[Item]) -> list[Item]:
         """--trust-limit, then the selection's filters: of a whole suite or of one scenario's items, to the same

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 from pytest_trust.data.item_cache import OFF, cached_items
@@ -91,3 +92,32 @@ def test_a_cut_sees_one_scenario_at_a_time_and_its_items_keep_the_lists_order(tm
     assert seen == [{"a"}, {"b"}] * 3
     monkeypatch.delenv(OFF)
     assert cached_items(tmp_path, "suite", {}, None, list, None) == interleaved()  # no cut: the whole list
+
+
+def test_a_scenario_skip_leaves_out_is_stepped_over_unread_unless_it_holds_an_item_that_says_why_it_skips(
+        tmp_path: Path, monkeypatch) -> None:
+    def items() -> list[Item]:
+        return [*interleaved(), Item(id="c/0", benchmark="b", scenario="c", inputs={"i": 0}, decoding={},
+                                     unavailable="its inputs are absent upstream")]
+
+    asked: list[tuple[str, int]] = []
+
+    def skip(scenario: str, count: int) -> bool:
+        asked.append((scenario, count))
+        return scenario in ("b", "c")
+
+    cached_items(tmp_path, "suite", {}, None, items)  # stored whole
+    read = cached_items(tmp_path, "suite", {}, None, list, None, skip)
+    monkeypatch.setenv(OFF, "0")
+    built = cached_items(tmp_path, "suite", {}, None, items, None, skip)
+    assert [item.id for item in read] == [item.id for item in built] == ["a/0", "a/1", "a/2", "a/3", "c/0"]
+    assert asked == [("a", 4), ("b", 4)] * 2  # "c" is never offered: its item must run to say why it skips
+
+
+def test_a_stepped_over_scenario_is_not_unpickled(tmp_path: Path, monkeypatch) -> None:
+    cached_items(tmp_path, "suite", {}, None, interleaved)
+    loads: list[int] = []
+    real = pickle.load
+    monkeypatch.setattr(pickle, "load", lambda handle: loads.append(1) or real(handle))
+    cached_items(tmp_path, "suite", {}, None, list, None, lambda scenario, count: scenario == "b")
+    assert len(loads) == 2  # the header and scenario "a"

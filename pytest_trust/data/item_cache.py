@@ -7,9 +7,10 @@ pins fix, on the code that built it, and on the benchmark settings, so the key c
 these: the suite, the settings, the data folder, every source and pin file of this package, and
 Python's version. Anything unreadable in the cache is rebuilt, never trusted.
 
-A list is stored scenario by scenario (a header of each scenario's positions, then one pickle per scenario), and
-read back through ``cut``, one scenario at a time: a run that keeps a few thousand of 264,000 items never holds the
-rest, only the scenario being cut. No file's bytes are kept: each pickle is read from the open file.
+A list is stored scenario by scenario (one pickle per scenario, then a header of each one's name, positions,
+pickled size and whether it holds items that skip wherever they run), and read back through ``cut``, one scenario at a time: a run that keeps a few thousand of 264,000 items
+never holds the rest, only the scenario being cut; a scenario that ``skip`` leaves out whole (one with no recordings,
+under --trust-recorded-only) is stepped over unread. No file's bytes are kept: each pickle is read from the open file.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import hashlib
 import json
 import os
 import pickle
+import struct
 import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
@@ -27,8 +29,12 @@ from typing import Any
 
 PACKAGE = Path(__file__).resolve().parent.parent
 OFF = "PYTEST_TRUST_ITEM_CACHE"  # set to 0 to build every time
-FORMAT = "by-scenario-1"  # the file's layout, part of its key
+FORMAT = "by-scenario-3"  # the file's layout, part of its key
 Cut = Callable[[list[Any]], list[Any]]  # one scenario's items -> those kept, in their order
+# (scenario, its number of items) -> True: leave it out whole, unread; never asked of a scenario holding items that
+# skip wherever they run (``unavailable``): they run, to say why
+Skip = Callable[[str, int], bool]
+HEADER_AT = struct.Struct("<Q")  # the file starts with the header's offset: the header, written last, follows the blocks
 
 
 @lru_cache(maxsize=1)
@@ -47,18 +53,18 @@ def cache_key(suite: str, settings: Mapping[str, Any], data: Path | None) -> str
 
 
 def cached_items(folder: Path, suite: str, settings: Mapping[str, Any], data: Path | None,
-                 build: Callable[[], list[Any]], cut: Cut | None = None) -> list[Any]:
+                 build: Callable[[], list[Any]], cut: Cut | None = None, skip: Skip | None = None) -> list[Any]:
     """``build()``'s list, from ``folder`` when a list with the same key is there; with ``cut``, only what it keeps
-    of each scenario's items (items have a ``scenario``), in the list's order."""
+    of each scenario's items (items have a ``scenario``) that ``skip`` does not leave out, in the list's order."""
     if os.environ.get(OFF, "1") == "0":
-        return _cut(build(), cut)
+        return _cut(build(), cut, skip)
     path = folder / f"{suite}@{cache_key(suite, settings, data)}.pickle"
-    items = _read(path, cut)
+    items = _read(path, cut, skip)
     if items is not None:
         return items
     items = build()
     _store(folder, suite, path, items)
-    return _cut(items, cut)
+    return _cut(items, cut, skip)
 
 
 def _scenarios(items: Sequence[Any]) -> dict[str, list[int]]:
@@ -69,17 +75,25 @@ def _scenarios(items: Sequence[Any]) -> dict[str, list[int]]:
     return positions
 
 
-def _cut(items: list[Any], cut: Cut | None) -> list[Any]:
-    if cut is None:
+def _cut(items: list[Any], cut: Cut | None, skip: Skip | None = None) -> list[Any]:
+    if cut is None and skip is None:
         return items
-    kept = [pair for positions in _scenarios(items).values() for pair in _kept(positions, [items[p] for p in positions], cut)]
+    kept = [pair for scenario, positions in _scenarios(items).items()
+            if skip is None or _has_unavailable([items[p] for p in positions]) or not skip(scenario, len(positions))
+            for pair in _kept(positions, [items[p] for p in positions], cut)]
     return _ordered(kept)
 
 
-def _kept(positions: list[int], block: list[Any], cut: Cut) -> list[tuple[int, Any]]:
+def _kept(positions: list[int], block: list[Any], cut: Cut | None) -> list[tuple[int, Any]]:
     """What ``cut`` keeps of one scenario's ``block``, each with its position in the whole list."""
+    if cut is None:
+        return list(zip(positions, block))
     where = {id(item): position for position, item in zip(positions, block)}
     return [(where[id(item)], item) for item in cut(block)]
+
+
+def _has_unavailable(block: list[Any]) -> bool:
+    return any(getattr(item, "unavailable", None) for item in block)
 
 
 def _ordered(kept: list[tuple[int, Any]]) -> list[Any]:
@@ -87,18 +101,24 @@ def _ordered(kept: list[tuple[int, Any]]) -> list[Any]:
     return [item for _, item in kept]
 
 
-def _read(path: Path, cut: Cut | None) -> list[Any] | None:
+def _read(path: Path, cut: Cut | None, skip: Skip | None) -> list[Any] | None:
     try:
         with path.open("rb") as handle:
+            (at,) = HEADER_AT.unpack(handle.read(HEADER_AT.size))
+            handle.seek(at)
             header = pickle.load(handle)
             if not isinstance(header, list):
                 return None
+            handle.seek(HEADER_AT.size)
             kept: list[tuple[int, Any]] = []
-            for positions in header:  # one scenario at a time: what ``cut`` drops is freed before the next is read
+            for scenario, positions, size, unavailable in header:  # one at a time: what ``cut`` drops is freed at once
+                if skip is not None and not unavailable and skip(scenario, len(positions)):
+                    handle.seek(size, os.SEEK_CUR)
+                    continue
                 block = pickle.load(handle)
                 if not isinstance(block, list) or len(block) != len(positions):
                     return None
-                kept += zip(positions, block) if cut is None else _kept(positions, block, cut)
+                kept += _kept(positions, block, cut)
     except FileNotFoundError:
         return None
     except Exception:  # noqa: BLE001 - a truncated or foreign file: rebuilt by the caller
@@ -113,11 +133,18 @@ def _store(folder: Path, suite: str, path: Path, items: list[Any]) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{suite}@")
-        scenarios = _scenarios(items)
+        header = []
         with os.fdopen(fd, "wb") as handle:
-            pickle.dump(list(scenarios.values()), handle, protocol=pickle.HIGHEST_PROTOCOL)
-            for positions in scenarios.values():
-                pickle.dump([items[p] for p in positions], handle, protocol=pickle.HIGHEST_PROTOCOL)
+            handle.write(bytes(HEADER_AT.size))  # where the header starts, written once it is known
+            for scenario, positions in _scenarios(items).items():
+                start = handle.tell()
+                block = [items[p] for p in positions]
+                pickle.dump(block, handle, protocol=pickle.HIGHEST_PROTOCOL)
+                header.append((scenario, positions, handle.tell() - start, _has_unavailable(block)))
+            at = handle.tell()
+            pickle.dump(header, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            handle.seek(0)
+            handle.write(HEADER_AT.pack(at))
         os.replace(tmp, path)
         tmp = None
         for stale in folder.glob(f"{suite}@*.pickle"):

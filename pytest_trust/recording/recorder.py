@@ -65,12 +65,20 @@ class Recorder:
             path = scenario_file(self.root, self.model, benchmark, scenario)
             try:
                 self._files[path], self._not_recorded[path] = read_cassette_file(path)
+                if not self.mode.can_record:  # a replay serves responses and writes nothing back: the requests,
+                    for interactions in self._files[path].values():  # half of a cassette's memory, go
+                        for interaction in interactions:
+                            interaction.pop("request", None)
             except CorruptCassette as err:
                 self._files[path], self._not_recorded[path] = {}, {}
                 if self.mode is not RecordMode.REWRITE:  # rewrite re-records it from scratch
                     self._corrupt[path] = str(err)
             self._paths[benchmark, scenario] = path
         return path
+
+    def has_file(self, benchmark: str, scenario: str) -> bool:
+        """Whether the scenario has a cassette file."""
+        return scenario_file(self.root, self.model, benchmark, scenario).exists()
 
     def has_recording(self, benchmark: str, scenario: str, item_id: str) -> bool:
         """Whether the item has interactions, or a mark saying its source never recorded it.
