@@ -225,14 +225,15 @@ def _merge(args: argparse.Namespace) -> int:
     from . import baseline as baselines
     from . import shards
     from .benchmarks import BENCHMARKS
-    from .gates import evaluate, load_thresholds
-    from .metrics import Metric
+    from .conclusion import conclude
+    from .gates import load_thresholds
     from .report.terminal import format_value
     from .report_file import dump
+    from .run_record import ItemRecord
 
     reports = shards.load_reports(args.reports)
     warnings = shards.check(args.reports, reports, allow_missing=args.partial)
-    merged = shards.merge(reports, BENCHMARKS)
+    merged = shards.merge(reports)
     run = merged["run"]
     named = run.get("thresholds")
     path = args.thresholds or (Path(named) if named and Path(named).is_file() else None)
@@ -240,10 +241,13 @@ def _merge(args: argparse.Namespace) -> int:
         raise UsageProblem(f"report merge: --thresholds {args.thresholds}: no such file")
     valid = [key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]]
     thresholds = load_thresholds(path, run.get("model"), valid)
-    if args.baseline is not None:
-        merged["baseline"] = baselines.compare(merged["items"], baselines.load(args.baseline), args.baseline)
-    metrics = {key: Metric(**value) for key, value in merged["metrics"].items()}
-    results = evaluate(thresholds.gates, metrics, args.partial, baseline=merged.get("baseline"))
+    before = baselines.load(args.baseline) if args.baseline is not None else None
+    conclusion = conclude([ItemRecord.from_entry(entry) for entry in merged["items"]], merged["items"], BENCHMARKS,
+                          thresholds.gates, args.partial, before, args.baseline)
+    results = conclusion.gates
+    merged["metrics"] = {key: m.to_dict() for key, m in conclusion.metrics.items()}
+    if conclusion.baseline is not None:
+        merged["baseline"] = conclusion.baseline
     run["thresholds"] = str(path) if path else None
     merged["gates"] = [g.to_dict() for g in results]
     try:

@@ -20,11 +20,12 @@ from pytest import ExitCode
 from . import baseline as baselines
 from . import redact
 from .benchmarks import BENCHMARKS, SUITES
+from .conclusion import conclude
 from .data import DataStore
 from .data.item_cache import cached_items
 from .data.store import default_cache
 from .errors import DataUnavailable
-from .gates import GateResult, Thresholds, evaluate
+from .gates import GateResult, Thresholds
 from .importers import import_hint
 from .items import Item
 from .metrics import Metric
@@ -35,7 +36,7 @@ from .recording import Recorder
 from .recording.batch import BatchQueue
 from .recording.cassettes import model_dir
 from .recording.journal import MergeReport
-from .run_record import ItemRecord, irregular_answers, item_counts, metrics_of
+from .run_record import ItemRecord, irregular_answers, item_counts
 from .selection import Selection
 
 
@@ -283,13 +284,10 @@ class TrustSession:
     def conclude(self) -> None:
         """Aggregate scored items per benchmark and evaluate the gates."""
         self.resolve_lost()
-        self.metrics = metrics_of(self.records.values(), BENCHMARKS)
-        if self.baseline_report is not None and self.config.baseline is not None:
-            from .report.json_report import items
-
-            self.baseline = baselines.compare(items(self), self.baseline_report, self.config.baseline)
-        self.gate_results = evaluate(self.thresholds.gates, self.metrics, self.config.allow_partial,
-                                     baseline=self.baseline)
+        baseline = self.baseline_report if self.config.baseline is not None else None
+        conclusion = conclude(self.records.values(), [record.to_entry() for record in self.reported()], BENCHMARKS,
+                              self.thresholds.gates, self.config.allow_partial, baseline, self.config.baseline)
+        self.metrics, self.baseline, self.gate_results = conclusion.metrics, conclusion.baseline, conclusion.gates
 
     def irregular_answers(self) -> dict[str, dict[str, int]]:
         """Per benchmark, how many answers were cut at max_tokens, filtered, tool calls or empty."""

@@ -17,11 +17,8 @@ from typing import Any
 
 from .errors import UsageProblem
 from .items import Item
-from .metrics import Metric
 from .report.json_report import scorers as scorers_of
 from .report_file import SCHEMA, read
-from .run_record import ItemRecord
-from .run_record import metrics_of as metrics_from_records
 
 
 def shard_of(key: str, total: int) -> int:
@@ -84,13 +81,8 @@ def check(paths: Sequence[Path], reports: Sequence[Mapping[str, Any]], allow_mis
     return warnings
 
 
-def metrics_of(entries: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Any]) -> dict[str, Metric]:
-    """Every metric from report items, as the run that wrote them computed them (run_record.metrics_of)."""
-    return metrics_from_records((ItemRecord.from_entry(entry) for entry in entries), benchmarks)
-
-
-def merge(reports: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Any]) -> dict[str, Any]:
-    """One report of the shards' items, its metrics recomputed; gates are evaluated by the caller."""
+def merge(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One report of the shards' items; its metrics and gates are the caller's to conclude (conclusion.py)."""
     entries = sorted((entry for report in reports for entry in report["items"]), key=lambda e: e["nodeid"])
     counts: dict[str, int] = defaultdict(int)
     irregular: dict[str, dict[str, int]] = {}
@@ -106,8 +98,7 @@ def merge(reports: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Any]) -
                started=min(report["run"].get("started") or "" for report in reports),
                finished=max(report["run"].get("finished") or "" for report in reports),
                scorers=scorers_of(entries))  # of every shard's items, not the first shard's
-    metrics = metrics_of(entries, benchmarks)
     return {"schema": SCHEMA, "schema_version": reports[0].get("schema_version", 1), "run": run,
             "counts": dict(counts), "irregular_answers": irregular,
             "lost": sorted(nodeid for report in reports for nodeid in report.get("lost") or ()),
-            "metrics": {key: m.to_dict() for key, m in metrics.items()}, "gates": [], "items": entries}
+            "metrics": {}, "gates": [], "items": entries}

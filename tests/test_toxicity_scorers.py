@@ -246,14 +246,13 @@ def test_scorers_import_no_benchmark_package():
 
 
 def test_merged_shards_list_the_scorers_of_every_shard():
-    from pytest_trust.benchmarks import BENCHMARKS
     from pytest_trust.shards import merge
 
     def shard(name: str, version: str, nodeid: str) -> dict:
         run = {"model": "m", "shard": None, "started": "", "finished": "", "scorers": []}
         return {"schema": "pytest-trust/report", "run": run, "items": [entry(nodeid, "passed", name, version)]}
 
-    merged = merge([shard("alt-profanity-check", "1.0", "t::1"), shard("keyword-count", "0.1", "t::2")], BENCHMARKS)
+    merged = merge([shard("alt-profanity-check", "1.0", "t::1"), shard("keyword-count", "0.1", "t::2")])
     assert merged["run"]["scorers"] == [
         {"benchmark": "toxicity", "name": "alt-profanity-check", "version": "1.0", "items": 1},
         {"benchmark": "toxicity", "name": "keyword-count", "version": "0.1", "items": 1}]

@@ -1,0 +1,34 @@
+"""What a run concludes from its items' records: the metrics, the comparison with a baseline, the gates. One pure
+function for the live session and for ``pytest-trust report merge`` (which reads records back from the shards'
+reports), so a merged run is judged exactly as the single run of the same items would be."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import baseline as baselines
+from .benchmarks.spec import Benchmark
+from .gates import Gate, GateResult, evaluate
+from .metrics import Metric
+from .run_record import ItemRecord, metrics_of
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    metrics: dict[str, Metric]
+    baseline: dict[str, Any] | None  # the report's ``baseline`` section, with --trust-baseline
+    gates: list[GateResult]
+
+
+def conclude(records: Iterable[ItemRecord], entries: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Benchmark],
+             gates: Sequence[Gate], allow_partial: bool = False, baseline_report: Mapping[str, Any] | None = None,
+             baseline_path: Path | None = None) -> Conclusion:
+    """``records`` give the metrics, ``entries`` (the report's items, the reported records' entries) are paired
+    with ``baseline_report``'s when there is one; the gates are evaluated on both."""
+    metrics = metrics_of(records, benchmarks)
+    baseline = (baselines.compare(entries, baseline_report, baseline_path or "the baseline")
+                if baseline_report is not None else None)
+    return Conclusion(metrics, baseline, evaluate(gates, metrics, allow_partial, baseline=baseline))
