@@ -2,8 +2,8 @@
 
 from ..spec import Benchmark, ReportSection, Setting, Suite
 from .aggregate import BENIGN_BUCKETS, HEADLINE_BUCKETS, aggregate, metric_keys
-from .cases import load_items
 from .html import section
+from .items import load_items
 from .protocol import run
 
 NAME = "rules"
