@@ -3,10 +3,8 @@
 from ..spec import Benchmark, ReportSection, Setting, Suite
 from .aggregate import BENIGN_BUCKETS, HEADLINE_BUCKETS, aggregate, metric_keys
 from .html import section
-from .items import load_items
+from .items import NAME, load_items
 from .protocol import run
-
-NAME = "rules"
 
 __all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "metric_keys", "run"]
 
