@@ -1,4 +1,4 @@
-"""The request DecodingTrust's advglue ``classify`` sends for one AdvGLUE item, per protocol (protocols.py).
+"""The request DecodingTrust's advglue ``classify`` sends for one AdvGLUE item, per protocol (settings.py).
 
 ``paper`` (c9b63ad): a system turn, then one user turn "<task prompt>\n<item text>". ``head`` (161ae83,
 every config ``sys: false``, ``demo: true``, ``remove_newline: false``): the task's fixed demonstration
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ....items import Item
-from .protocols import DEMONSTRATIONS, SYSTEM_TURN
+from .settings import DEMONSTRATIONS, SYSTEM_TURN
 
 TASKS = ("sst2", "qqp", "mnli", "mnli-mm", "qnli", "rte")  # the order of the AdvGLUE dev set's keys
 
