@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from pytest_trust.items import Item
-from pytest_trust.recording import RecordMode, Recorder
+from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.selection import Selection, marker_lines
 
 
