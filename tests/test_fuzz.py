@@ -30,7 +30,7 @@ from pytest_trust.benchmarks.decodingtrust.fairness import prompts as fairness_p
 from pytest_trust.benchmarks.decodingtrust.machine_ethics import prompts as ethics_prompts
 from pytest_trust.benchmarks.decodingtrust.ood import prompts as ood_prompts
 from pytest_trust.benchmarks.decodingtrust.ood import score as ood_score
-from pytest_trust.benchmarks.rules.cases import _items as rules_cases
+from pytest_trust.benchmarks.rules.items import _items as rules_cases
 from pytest_trust.benchmarks.rules.protocol import build_scenario
 from pytest_trust.data import DataStore
 from pytest_trust.errors import CorruptCassette, InvalidItem, TrustError, Unavailable, UsageProblem

@@ -33,7 +33,7 @@ def custom_rules_suite(case_id: str, message: str) -> str:
     """A conftest.py registering suite "custom": one RuLES AccessControl case with the user message given."""
     return f"""
 from pytest_trust.benchmarks import SUITES, Suite, rules
-from pytest_trust.benchmarks.rules.cases import _items
+from pytest_trust.benchmarks.rules.items import _items
 ROW = {{"id": {case_id!r}, "messages": [{{"role": "user", "content": {message!r}}}], "round": "round_1",
        "params_json": '{{"secret": "s3cr3t", "users": ["Ann", "Ben", "Cy", "Di"]}}', "scenario": "AccessControl",
        "scenario_label": "AccessControl", "suite": "benign", "bucket_category": "harmless"}}

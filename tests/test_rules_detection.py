@@ -15,7 +15,7 @@ from scripted_model import FakeModel
 from pytest_trust.benchmarks import SUITES
 from pytest_trust.benchmarks.rules_detection import aggregate, load_items, messages, metric_keys, run
 from pytest_trust.benchmarks.rules_detection.items import BEHAVIORS, DETECTION_FILE, SOURCE, behavior_items
-from pytest_trust.benchmarks.rules_detection.judge import parse
+from pytest_trust.benchmarks.rules_detection.score import parse
 from pytest_trust.data import DataStore, read_jsonl
 from pytest_trust.errors import DataError
 from pytest_trust.items import Answer, Result, Verdict

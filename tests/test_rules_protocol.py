@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_trust.benchmarks.rules.cases import _items
+from pytest_trust.benchmarks.rules.items import _items
 from pytest_trust.benchmarks.rules.protocol import run
 from pytest_trust.errors import InvalidItem
 from pytest_trust.items import Item, Verdict
@@ -46,7 +46,7 @@ class FakeModel:
 def make_item(messages: Sequence[tuple[str, str]], scenario: str = "Encryption", params: dict | None = None,
               label: str | None = None, suite: str = "redteam", bucket: str = "harmless",
               category: str = "Just Ask", **settings: Any) -> Item:
-    """One Item built by cases._items from a row shaped like the data rows."""
+    """One Item built by items._items from a row shaped like the data rows."""
     row = {"id": "3f2a-0001", "messages": [{"content": c, "role": r} for r, c in messages],
            "params_json": json.dumps(params if params is not None else {"secret": "cjDovNRzZf"}),
            "round": category, "scenario": scenario, "scenario_label": label or scenario, "suite": suite,

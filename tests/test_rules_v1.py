@@ -17,7 +17,7 @@ from conftest import mirror
 
 from pytest_trust.benchmarks import BENCHMARKS, SUITES
 from pytest_trust.benchmarks.rules_v1 import aggregate, gcg, load_items, make_items, metric_keys, run
-from pytest_trust.benchmarks.rules_v1.cases import HARMLESS, HELPFUL
+from pytest_trust.benchmarks.rules_v1.items import HARMLESS, HELPFUL
 from pytest_trust.data import DataStore
 from pytest_trust.errors import InvalidItem
 from pytest_trust.items import Answer, Result, Verdict

@@ -2,11 +2,9 @@
 
 from ..spec import Benchmark, ReportSection, Setting, Suite
 from .aggregate import BENIGN_BUCKETS, HEADLINE_BUCKETS, aggregate, metric_keys
-from .cases import load_items
 from .html import section
+from .items import NAME, load_items
 from .protocol import run
-
-NAME = "rules"
 
 __all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "metric_keys", "run"]
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from ...items import Result
 from ...metrics import Metric, bootstrapped, pass_rate
 from ...stats import bootstrap_mean_of_rates
-from .cases import BUCKETS, HARMLESS, HELPFUL, REDTEAM_CATEGORIES, SUITES
+from .items import BUCKETS, HARMLESS, HELPFUL, REDTEAM_CATEGORIES, SUITES
 
 HEADLINE_BUCKETS = (("basic", "harmless"), ("basic", "helpful"), ("redteam", "harmless"), ("redteam", "helpful"))
 BENIGN_BUCKETS = (("benign", "harmless"), ("benign", "helpful"))

@@ -14,7 +14,7 @@ to compare with, not gates.
 from ..spec import Benchmark, Suite
 from .aggregate import aggregate, metric_keys
 from .items import NAME, load_items
-from .judge import messages, run
+from .protocol import messages, run
 
 __all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_keys", "run"]
 

@@ -4,9 +4,9 @@ suites systematic (862), manual (870) and justask (440), upstream's protocol (ru
 from ..spec import Benchmark, ReportSection, Setting, Suite
 from .aggregate import aggregate, metric_keys
 from .attack_cases import SUFFIX_ATTACK
-from .cases import NAME, load_items, make_items
 from .gcg import load_items as load_gcg_items
 from .html import section
+from .items import NAME, load_items, make_items
 from .protocol import run
 
 __all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "make_items", "metric_keys", "run"]

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from ...items import Result
 from ...metrics import Metric, pass_rate
 from . import gcg
-from .cases import CATEGORIES, STEMS, SUITES
+from .items import CATEGORIES, STEMS, SUITES
 from .scenarios import SCENARIOS
 
 PREFIX = "rules_v1"

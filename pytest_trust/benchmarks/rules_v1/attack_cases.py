@@ -18,7 +18,7 @@ from ...data import DataStore, read_jsonl
 from ...items import Item
 from ..spec import SuffixAttack
 from . import gcg
-from .cases import SOURCE, make_items
+from .items import SOURCE, make_items
 from .protocol import build_scenario, case_messages, opening
 
 TARGETS_FILE = "gcg_attack/targets.yaml"

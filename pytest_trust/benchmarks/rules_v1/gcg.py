@@ -26,7 +26,7 @@ from ...errors import InvalidItem, Unavailable
 from ...items import Item, Result
 from ...metrics import Metric, pass_rate
 from ...stats import mcnemar_exact
-from .cases import RULES, SOURCE, SUITE_FILE, make_items
+from .items import RULES, SOURCE, SUITE_FILE, make_items
 
 SUITE = "gcg"
 PLAIN_SUITE = "justask"

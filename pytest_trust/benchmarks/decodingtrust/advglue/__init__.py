@@ -11,9 +11,8 @@ gpt_eval.py`` with its configs (demonstrations, max_tokens 16, n 1). Aggregates 
 from ...spec import Benchmark, Setting, Suite
 from .aggregate import aggregate, metric_keys
 from .items import NAME, load_items
-from .prompts import messages
+from .protocol import messages, run
 from .recordings import recordings
-from .score import run
 
 __all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
 

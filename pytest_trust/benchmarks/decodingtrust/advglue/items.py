@@ -3,7 +3,7 @@
 Scenarios, in this order: ``adv-<task>`` (the AdvGLUE dev set, 738 items), ``benign-<task>`` (the GLUE
 validation originals, fetched from a hub upstream: unavailable here) and ``plusplus-<base>`` (AdvGLUE++
 against alpaca, vicuna, stable-vicuna; its files are absent from the pinned snapshot: unavailable).
-The protocol (setting ``advglue_protocol``, protocols.py) is fixed into each item's inputs and decoding
+The protocol (setting ``advglue_protocol``, settings.py) is fixed into each item's inputs and decoding
 here, so messages() and run() follow it; ids do not depend on it.
 """
 
@@ -16,7 +16,7 @@ from ....data import DataStore, read_json
 from ....items import Item
 from ..common import ADVGLUE_SOURCE, unavailable_item
 from .prompts import TASK_TO_KEYS, TASKS
-from .protocols import DECODING, DEFAULT_PROTOCOL, protocol
+from .settings import DECODING, DEFAULT_PROTOCOL, protocol
 
 NAME = "advglue"
 

@@ -1,20 +1,14 @@
-"""The request DecodingTrust's advglue ``classify`` sends for one AdvGLUE item, per protocol (protocols.py).
+"""DecodingTrust's advglue strings: each task's input keys, label words and prompt in both protocols
+(settings.py), the system turn and the demonstrations.
 
-``paper`` (c9b63ad): a system turn, then one user turn "<task prompt>\n<item text>". ``head`` (161ae83,
-every config ``sys: false``, ``demo: true``, ``remove_newline: false``): the task's fixed demonstration
-turns, then the same user turn. The item text is built alike by both; the qqp prompt is not ("Question 1"
-at c9b63ad, "question 1" at 161ae83). Upstream has no demonstrations for ``mnli-mm`` (161ae83's lookup
-would raise KeyError; no config runs that task); it shares the mnli prompt and labels, so here it shares
-the mnli demonstrations too.
+The qqp prompt is spelled differently by the two ("Question 1" at c9b63ad, "question 1" at 161ae83). Upstream
+has no demonstrations for ``mnli-mm`` (161ae83's lookup would raise KeyError; no config runs that task); it
+shares the mnli prompt and labels, so here it shares the mnli demonstrations too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-from ....items import Item
-from .protocols import DEMONSTRATIONS, SYSTEM_TURN
 
 TASKS = ("sst2", "qqp", "mnli", "mnli-mm", "qnli", "rte")  # the order of the AdvGLUE dev set's keys
 
@@ -77,30 +71,3 @@ DEMOS: Mapping[str, tuple[str, tuple[tuple[str, str], ...]]] = {
                     ("question1: What's your name? question2: How old are you?", "no"))),
     "rte": ("mnli", (_MNLI_YES, _MNLI_NO)),
 }
-
-
-def item_text(inputs: Mapping[str, Any]) -> str:
-    """The item's part of the user turn, as ``classify`` prints it (alike in both protocols).
-
-    The renaming of ``sentence1``/``sentence2`` runs over the whole text, the item's own words included.
-    Upstream sends SemAttack items bare, without the key names (c9b63ad reads ``data["method"]``
-    unguarded, as its inputs dev_ann.json and AdvGLUE++ carry it); no loadable item has a method: dev.json
-    items are printed as every other method's are.
-    """
-    text = "\n".join(f"{key.replace('original_', '')}: {value}" for key, value in inputs["fields"])
-    return text.replace("sentence1", "premise").replace("sentence2", "Hypothesis")
-
-
-def messages(item: Item) -> list[dict[str, str]]:
-    task, chosen = item.inputs["task"], item.inputs["protocol"]
-    prompts = TASK_PROMPTS[chosen]
-    turns: list[dict[str, str]] = []
-    if SYSTEM_TURN[chosen]:
-        turns.append({"role": "system", "content": PAPER_SYSTEM})
-    if DEMONSTRATIONS[chosen]:
-        demo_task, demos = DEMOS[task]
-        for text, answer in demos:
-            turns.append({"role": "user", "content": f"{HEAD_PROMPTS[demo_task]}\n{text}"})
-            turns.append({"role": "assistant", "content": answer})
-    turns.append({"role": "user", "content": f"{prompts[task]}\n{item_text(item.inputs)}"})
-    return turns

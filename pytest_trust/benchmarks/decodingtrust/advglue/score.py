@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 
-from ....items import Item, Result, Verdict
-from ..common import ChatModel, check_available
-from .prompts import ANSWER_MAPPING, messages
+from ....items import Verdict
+from .prompts import ANSWER_MAPPING
 
 QUOTED = re.compile('"(.*?)"')
 NO_LABEL = -1
@@ -47,14 +46,3 @@ def verdict(answer: str, task: str, label: int) -> Verdict:
     if ANSWER_MAPPING[task][words[0]] != label:
         return Verdict(False, f"answered {words[0]!r}, expected {expected!r}", label=words[0])
     return Verdict(True, f"answered {words[0]!r}", label=words[0])
-
-
-def run(item: Item, model: ChatModel) -> Result:
-    check_available(item)
-    answer = model.chat(messages(item), **item.decoding)
-    task = item.inputs["task"]
-    facts = {"scenario": item.scenario, "set": item.inputs["set"], "task": task,
-             "prediction": prediction(answer, task), "label": item.expected, "answer": answer[:200]}
-    if item.inputs.get("method") is not None:
-        facts["method"] = item.inputs["method"]
-    return Result(item.id, verdict(answer, task, item.expected), facts)

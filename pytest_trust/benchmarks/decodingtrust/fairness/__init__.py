@@ -8,9 +8,9 @@ Upstream: AI-secure/DecodingTrust@161ae83, ``src/dt/perspectives/fairness/`` and
 from ...spec import Benchmark, ReportSection, Suite
 from .aggregate import aggregate, metric_keys
 from .html import section
-from .items import NAME, load_items, messages
+from .items import NAME, load_items
+from .protocol import messages, run
 from .recordings import recordings
-from .score import run
 
 __all__ = ["BENCHMARK", "NAME", "aggregate", "load_items", "messages", "metric_keys", "recordings", "run"]
 

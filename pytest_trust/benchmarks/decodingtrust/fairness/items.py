@@ -1,4 +1,4 @@
-"""Fairness items from DecodingTrust's prompt files and the requests its fairness runs sent."""
+"""Fairness items from DecodingTrust's prompt files, one per line, with the sensitive attribute of each."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import numpy as np
 
 from ....data import DataStore, absent_reason, is_pinned, read_jsonl
 from ....items import Item
-from ..common import CLASSIFICATION_DECODING, SOURCE, classification_messages, unavailable_item
-from .prompts import TASK_MESSAGES
+from ..common import CLASSIFICATION_DECODING, SOURCE, unavailable_item
 from .settings import SETTINGS, Setting
 
 NAME = "fairness"
@@ -45,9 +44,3 @@ def setting_items(data: DataStore, setting: Setting) -> list[Item]:
 def sensitive_group(raw: Any) -> int:
     """DecodingTrust's binarisation of the sensitive attribute: ``Male`` or 1 is group 1, anything else 0."""
     return 1 if raw == "Male" or raw == 1 else 0
-
-
-def messages(item: Item) -> list[dict[str, str]]:
-    """The request of DecodingTrust's fairness ``do_classification``, which always passes ``example_prefix=True``."""
-    task = TASK_MESSAGES[item.inputs["dataset"]]
-    return classification_messages(task, item.inputs["input"], item.inputs["examples"], example_prefix=True)

@@ -12,8 +12,6 @@ import random
 from collections.abc import Sequence
 
 from ....items import Item, Result, Verdict
-from ..common import ChatModel, check_available
-from .items import messages
 from .prompts import ADULT_NO_WORDS, ADULT_YES_WORDS, CRIME_HIGH_WORDS, CRIME_LOW_WORDS
 
 REJECTED = -1
@@ -71,8 +69,3 @@ def judge(item: Item, answer: str) -> Result:
              "sensitive": item.inputs["sensitive"], "group": item.inputs["group"], "tie": tie,
              "size": item.inputs["size"]}
     return Result(item.id, verdict, facts)
-
-
-def run(item: Item, model: ChatModel) -> Result:
-    check_available(item)
-    return judge(item, model.chat(messages(item), **item.decoding))

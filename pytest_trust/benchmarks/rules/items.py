@@ -15,6 +15,7 @@ from ...data import DataStore, read_jsonl
 from ...items import Item
 from .scenarios import SCENARIOS
 
+NAME = "rules"
 SOURCE = "rules"
 BUCKET_FILE = "lm_eval/tasks/realguardrails/s_rules/data/{suite}_{bucket}.jsonl"
 SUITES = ("benign", "basic", "redteam")
@@ -57,6 +58,6 @@ def _items(rows: Iterable[Mapping[str, Any]], settings: Mapping[str, Any]) -> li
             "messages": tuple((m["role"].lower(), m["content"]) for m in row["messages"]),
             "keep_reminders": keep_reminders,
         }
-        items.append(Item(id=f"{row['suite']}/{label}/{row['id']}", benchmark="rules", scenario=label,
+        items.append(Item(id=f"{row['suite']}/{label}/{row['id']}", benchmark=NAME, scenario=label,
                           inputs=inputs, decoding=DECODING, tags=(row["suite"],)))
     return items
