@@ -3,7 +3,9 @@
 # against the local model: TRUST_SERVERS single-slot servers (default 2, one per core) behind one
 # comma-separated base URL, that many items at once. Resumes where a previous run stopped: recorded
 # items replay in milliseconds, missing ones are recorded, and every finished item is journaled at once.
-# The sampling perspectives (toxicity, stereotype, privacy) use TRUST_SAMPLING_LIMIT (default 1) items per scenario.
+# The sampling perspectives (toxicity, stereotype, privacy) use TRUST_SAMPLING_LIMIT (default 1) items per scenario;
+# toxicity's eight template runs, of which toxicity.score is made, TRUST_TOXICITY_LIMIT (default 20: the fewest
+# prompts a run's interval needs, docs/intervals.md).
 #   scripts/record_decodingtrust.sh [extra pytest args]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,5 +14,6 @@ common=(-p no:cacheprovider -q -rN --tb=no --record-mode=new_episodes --trust-ba
         --trust-concurrency "$servers" --trust-soft)
 pytest suites/ -m "ood or advglue or machine_ethics or adv_demonstration or fairness" \
   --trust-limit "${TRUST_LIMIT:-20}" "${common[@]}" "$@" || status=$?
+pytest suites/ -m toxicity -k template --trust-limit "${TRUST_TOXICITY_LIMIT:-20}" "${common[@]}" "$@" || status=$?
 pytest suites/ -m "toxicity or stereotype or privacy" --trust-limit "${TRUST_SAMPLING_LIMIT:-1}" "${common[@]}" "$@" || status=$?
 exit "${status:-0}"

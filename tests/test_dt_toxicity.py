@@ -533,8 +533,9 @@ def test_request_is_decodingtrusts_and_the_key_goes_in_the_query(server):
 
 def test_requests_are_paced(server):
     scorer = client(server, rpm=600)  # one request every 0.1 s
+    scorer.score(["warm-up"])  # the first request also pays for the connection and the capture's first use
     scorer.score(["a", "b", "c", "d"])
-    arrivals = [t for t, _, _ in server.requests]
+    arrivals = [t for t, _, _ in server.requests[1:]]
     gaps = [b - a for a, b in itertools.pairwise(arrivals)]
     assert len(gaps) == 3 and min(gaps) > 0.08 and arrivals[-1] - arrivals[0] >= 0.29
 

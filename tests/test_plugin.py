@@ -74,7 +74,7 @@ def pytest_unconfigure(config):
     run(project, "--trust-limit", "3", "--block-network").assert_outcomes(passed=3)
     assert (project.path / "loaded.txt").read_text() == "none"
     run(project, "--trust-limit", "3", "--record-mode=new_episodes", "--trust-base-url", "http://127.0.0.1:9/v1")
-    assert (project.path / "loaded.txt").read_text() == "openai"  # a run that may record makes a client
+    assert (project.path / "loaded.txt").read_text() == "openai vcr"  # a run that may record: client and capture
 
 
 def test_failed_gate_fails_the_run_even_when_every_item_passes(project):

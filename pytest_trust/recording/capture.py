@@ -64,8 +64,8 @@ class LiveCapture:
 
     One per process (``CAPTURE``), shared by every transport that records, the model's and the scorers':
     vcrpy patches httpx2's transport class while its cassette is open, and two cassettes open at once would
-    restore each other's patches out of order when they close. The cassette is entered at the first send and
-    left when the last transport that uses it closes. Each thread's recorded exchange is caught in
+    restore each other's patches out of order when they close. The cassette is entered when the first transport
+    that may send attaches, and left when the last one detaches. Each thread's recorded exchange is caught in
     thread-local storage by the before-record hooks, which return nothing for vcrpy to keep: the journal
     keeps it.
     """
@@ -96,9 +96,12 @@ class LiveCapture:
         return stack
 
     def attach(self) -> None:
-        """A transport that will send through the capture; ``detach`` when it closes."""
+        """A transport that will send through the capture; ``detach`` when it closes. The cassette opens here, so
+        that no live request pays for it (a paced first request would arrive late)."""
         with self._lock:
             self._users += 1
+            if self._open is None:
+                self._open = self._enter()
 
     def detach(self) -> None:
         with self._lock:
@@ -111,10 +114,6 @@ class LiveCapture:
              kept: tuple[int, ...] = (200,)) -> tuple[httpx2.Response, dict | None, dict | None]:
         """``live``'s answer to ``request``, with the recorded request and response when its status is one of
         ``kept`` (failed exchanges are retried or reported, never recorded)."""
-        if self._open is None:
-            with self._lock:
-                if self._open is None:
-                    self._open = self._enter()
         self._caught.request = self._caught.response = None
         uri = scrub_uri(str(request.url))  # as the client addressed it, before a Spread moves it
         response = live.handle_request(request)
