@@ -175,3 +175,15 @@ def test_mean_of_folded_reaches_0_only_through_terms_that_may_be_0():
     assert mean_of_folded([(1.0, [near_0])], np.abs(near_0))[0] == 0.0  # a single difference that may be 0
     away = (np.abs(far) + np.abs(far + 0.1)) / 2  # neither may be 0: the percentile interval itself
     assert mean_of_folded([(0.5, [far]), (0.5, [far + 0.1])], away) == percentile_interval(away)
+
+
+def test_a_bootstrap_t_interval_is_cut_to_where_the_quantity_can_lie():
+    """Twenty per-prompt maxima nearly all 1: resamples of them have almost no spread, and their t once scaled a
+    rate's interval down to -459."""
+    from pytest_trust.stats import Studentized
+
+    maxima = [1.0] * 18 + [0.99, 0.96]
+    free = Studentized([maxima], [1.0], 0.0, "cut").interval()
+    low, high = Studentized([maxima], [1.0], 0.0, "cut", bounds=(0.0, 1.0)).interval()
+    assert 0.0 <= low <= sum(maxima) / 20 <= high == 1.0
+    assert (low, high) == (max(free[0], 0.0), min(free[1], 1.0))
