@@ -87,7 +87,8 @@ class TrustSession:
 
     def items(self, suite_name: str) -> list[Item]:
         """A suite's items, built once (then read from the user cache), cut to --trust-limit per cassette file and
-        to what ``keep`` keeps, scenario by scenario: the uncut list is never held whole (once built)."""
+        to what the selection keeps, scenario by scenario: the uncut list is never held whole (once built), and a
+        scenario the selection leaves out whole is not even read."""
         if suite_name not in self._items:
             suite = SUITES[suite_name]
             cut = self._cut if self.config.limit is not None or self.selection.filters else None
