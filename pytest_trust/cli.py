@@ -227,6 +227,7 @@ def _merge(args: argparse.Namespace) -> int:
     from .benchmarks import BENCHMARKS
     from .conclusion import conclude
     from .gates import load_thresholds
+    from .report.run_report import RunReport
     from .report.terminal import format_value
     from .report_file import dump
     from .run_record import ItemRecord
@@ -242,21 +243,19 @@ def _merge(args: argparse.Namespace) -> int:
     valid = [key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]]
     thresholds = load_thresholds(path, run.get("model"), valid)
     before = baselines.load(args.baseline) if args.baseline is not None else None
-    conclusion = conclude([ItemRecord.from_entry(entry) for entry in merged["items"]], merged["items"], BENCHMARKS,
-                          thresholds.gates, args.partial, before, args.baseline)
+    records = [ItemRecord.from_entry(entry) for entry in merged["items"]]
+    conclusion = conclude(records, merged["items"], BENCHMARKS, thresholds.gates, args.partial, before, args.baseline)
     results = conclusion.gates
-    merged["metrics"] = {key: m.to_dict() for key, m in conclusion.metrics.items()}
-    if conclusion.baseline is not None:
-        merged["baseline"] = conclusion.baseline
     run["thresholds"] = str(path) if path else None
-    merged["gates"] = [g.to_dict() for g in results]
+    report = RunReport(run, records, conclusion.metrics, results, merged["counts"], merged["irregular_answers"],
+                       merged["lost"], conclusion.baseline, merged["schema_version"], entries=merged["items"])
     try:
-        dump(args.out, merged)
+        dump(args.out, report.to_dict())
     except OSError as err:
         raise UsageProblem(f"report merge: --out {args.out}: cannot be written ({err.strerror})") from None
     for warning in warnings:
         print(f"pytest-trust report merge: {warning}", file=sys.stderr)
-    counts = merged["counts"]
+    counts = report.counts
     print(f"merged {len(reports)} reports ({', '.join(s or '-' for s in run['shards'])}): "
           + ", ".join(f"{counts[k]} {k}" for k in ("passed", "failed", "error", "skipped") if counts.get(k)))
     unselected = sorted({g.gate.key.split(".", 1)[0] for g in results if g.status == "NOT SELECTED"})
@@ -267,10 +266,10 @@ def _merge(args: argparse.Namespace) -> int:
     if unselected:
         print(f"not selected (no item scored): {sum(g.status == 'NOT SELECTED' for g in results)} gates of "
               + ", ".join(unselected))
-    if "baseline" in merged:
-        for line in baselines.summary_lines(merged["baseline"], merged["items"]):
+    if report.baseline is not None:
+        for line in baselines.summary_lines(report.baseline, report.entries):
             print(line)
-    blocked = any(g.blocks for g in results)
+    blocked = report.gates_failed
     print(f"written: {args.out}; gates {'FAILED' if blocked else 'passed'}"
           + ("" if results else f" (no gates: {'no thresholds file' if path is None else 'none in ' + str(path)})"))
     return 1 if blocked else 0

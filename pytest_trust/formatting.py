@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from .metrics import no_interval
+from .metrics import Metric, no_interval
 
 
-def is_percent(metric: dict[str, Any] | None) -> bool:
+def is_percent(metric: Metric | None) -> bool:
     """Rates and scores read as percentages (the papers' 0-100 scale); other values as plain numbers."""
-    return metric is None or metric.get("kind") != "value"
+    return metric is None or metric.kind != "value"
 
 
 def fmt_number(value: float | None, percent: bool) -> str:
@@ -19,13 +17,13 @@ def fmt_number(value: float | None, percent: bool) -> str:
     return f"{value:.2%}" if percent else f"{value:.4f}"
 
 
-def fmt_value(metric: dict[str, Any] | None) -> str:
-    return "-" if metric is None else fmt_number(metric.get("value"), is_percent(metric))
+def fmt_value(metric: Metric | None) -> str:
+    return "-" if metric is None else fmt_number(metric.value, is_percent(metric))
 
 
-def fmt_interval(metric: dict[str, Any] | None) -> str:
-    if not metric or metric.get("low") is None or metric.get("high") is None:
-        return f"({no_interval(metric.get('why'))})" if metric and metric.get("why") else ""
+def fmt_interval(metric: Metric | None) -> str:
+    if metric is None or metric.low is None or metric.high is None:
+        return f"({no_interval(metric.why)})" if metric is not None and metric.why else ""
     if is_percent(metric):
-        return f"[{metric['low']:.1%}, {metric['high']:.1%}]"
-    return f"[{metric['low']:.4f}, {metric['high']:.4f}]"
+        return f"[{metric.low:.1%}, {metric.high:.1%}]"
+    return f"[{metric.low:.4f}, {metric.high:.4f}]"

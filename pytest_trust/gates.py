@@ -89,6 +89,19 @@ class GateResult:
         entry["blocks"] = self.blocks
         return entry
 
+    @classmethod
+    def from_dict(cls, entry: Mapping[str, Any], metrics: Mapping[str, Metric]) -> GateResult:
+        """A gate's result read back from a JSON report whose metrics are ``metrics``; a regression gate's value
+        is its paired test's p-value, not a metric of the run."""
+        gate = Gate(entry["key"], entry.get("min"), entry.get("max"), entry.get("alpha"), entry.get("confidence"))
+        if gate.alpha is not None:
+            metric = Metric(entry["value"], kind="value") if entry.get("value") is not None else None
+        else:
+            metric = metrics.get(gate.key) if entry.get("value") is not None else None
+        interval = entry.get("interval")
+        return cls(gate, metric, entry["status"], entry.get("reason") or "", bool(entry.get("blocks")),
+                   tuple(interval) if interval else None)
+
 
 @dataclass(frozen=True)
 class Thresholds:

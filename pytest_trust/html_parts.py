@@ -10,6 +10,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from .formatting import fmt_interval, fmt_value, is_percent
+from .metrics import Metric
 
 METRIC_COLUMNS = ["metric", "value", "95% interval", "", "n"]
 REASON_SHOWN = 160  # characters of a verdict reason in an item's one-line summary
@@ -34,33 +35,33 @@ def table(header: list[str], rows: list[list[str]], numeric: set[int] = frozense
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def bar(metric: dict[str, Any] | None) -> str:
+def bar(metric: Metric | None) -> str:
     """A value and its interval drawn on a 0-1 scale (rates and scores only)."""
-    if not metric or not is_percent(metric) or metric.get("value") is None:
+    if metric is None or not is_percent(metric) or metric.value is None:
         return ""
-    value = min(max(metric["value"], 0.0), 1.0)
-    low = metric.get("low") if metric.get("low") is not None else value
-    high = metric.get("high") if metric.get("high") is not None else value
+    value = min(max(metric.value, 0.0), 1.0)
+    low = metric.low if metric.low is not None else value
+    high = metric.high if metric.high is not None else value
     low, high = min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0)
     return (f'<div class="bar" title="{escape(fmt_interval(metric))}"><span style="left:{low * 100:.1f}%;'
             f'width:{max(high - low, 0.005) * 100:.1f}%"></span><i style="left:{value * 100:.1f}%"></i></div>')
 
 
-def metric_row(key: str, metric: dict[str, Any]) -> list[str]:
-    note = metric.get("partial") or ""
+def metric_row(key: str, metric: Metric) -> list[str]:
+    note = metric.partial or ""
     shown = note if len(note) <= REASON_SHOWN else note[:REASON_SHOWN - 3] + "..."
     partial = f'<div class="partial" title="{escape(note)}">partial: {escape(shown)}</div>' if note else ""
     return [f"<code>{escape(key)}</code>{partial}", escape(fmt_value(metric)), escape(fmt_interval(metric)), bar(metric),
-            escape(metric.get("n", ""))]
+            escape(metric.n)]
 
 
-def error_bars(metrics: list[dict[str, Any] | None]) -> dict[str, Any]:
-    plus = [(m["high"] - m["value"]) if m and m.get("high") is not None else 0 for m in metrics]
-    minus = [(m["value"] - m["low"]) if m and m.get("low") is not None else 0 for m in metrics]
+def error_bars(metrics: list[Metric | None]) -> dict[str, Any]:
+    plus = [(m.high - m.value) if m is not None and m.high is not None else 0 for m in metrics]
+    minus = [(m.value - m.low) if m is not None and m.low is not None else 0 for m in metrics]
     return {"type": "data", "array": plus, "arrayminus": minus, "visible": True}
 
 
-def metric_table(metrics: dict[str, Any], keys: list[str]) -> str:
+def metric_table(metrics: dict[str, Metric], keys: list[str]) -> str:
     """The metrics of ``keys``: value, interval (with its bar) and n, one row each."""
     return table(METRIC_COLUMNS, [metric_row(key, metrics[key]) for key in keys], {1, 4})
 

@@ -16,7 +16,7 @@ wide: draws that are all alike (every unit the same, so a bootstrap shows no spr
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +53,12 @@ class Metric:
         if self.why:
             entry["why"] = self.why
         return entry
+
+    @classmethod
+    def from_dict(cls, entry: Mapping[str, Any]) -> Metric:
+        """A metric read back from a JSON report: its 95% interval, not its draws."""
+        return cls(entry.get("value"), entry.get("low"), entry.get("high"), entry.get("n", 0),
+                   entry.get("kind", "rate"), entry.get("partial"), entry.get("why"))
 
     def interval(self, level: float = LEVEL) -> tuple[float, float] | None:
         """The interval at ``level``; None when the metric has none, or none at that level (a bootstrap

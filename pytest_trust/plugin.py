@@ -48,31 +48,31 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("; ".join(PROBLEMS + scorers.PROBLEMS))
     for suite in SUITES.values():
         config.addinivalue_line("markers", f"{suite.name}: {suite.marker}")
-    run = RunConfig.from_pytest(config)
+    cfg = RunConfig.from_pytest(config)
     env_data = resolve_path(config.invocation_params.dir, os.environ.get("PYTEST_TRUST_DATA"))
     if env_data is not None:  # resolved once: subprocesses started elsewhere (xdist, pytester) see the same mirror
         os.environ["PYTEST_TRUST_DATA"] = str(env_data)
     valid = [key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]]
     try:
-        thresholds = load_thresholds(run.thresholds, run.model, valid)
+        thresholds = load_thresholds(cfg.thresholds, cfg.model, valid)
     except UsageProblem as err:
         raise pytest.UsageError(str(err)) from None
-    if run.record_mode.can_record and not run.base_url:
-        raise pytest.UsageError(f"--record-mode={run.record_mode.value} needs an endpoint to record from: "
+    if cfg.record_mode.can_record and not cfg.base_url:
+        raise pytest.UsageError(f"--record-mode={cfg.record_mode.value} needs an endpoint to record from: "
                                 "pass --trust-base-url URL or set OPENAI_BASE_URL")
-    if run.batch and not run.record_mode.can_record:
+    if cfg.batch and not cfg.record_mode.can_record:
         raise pytest.UsageError("--trust-batch records: pass --record-mode=new_episodes (or once) with it")
-    if run.batch and (config.getoption("numprocesses", None) or getattr(config, "workerinput", None)):
+    if cfg.batch and (config.getoption("numprocesses", None) or getattr(config, "workerinput", None)):
         raise pytest.UsageError("--trust-batch queues requests in one process: run it without -n")
     workerinput = getattr(config, "workerinput", {})
-    trust = TrustSession(run, thresholds, workerinput.get("workerid"), workerinput.get("trust_run"))
+    trust = TrustSession(cfg, thresholds, workerinput.get("workerid"), workerinput.get("trust_session_id"))
     config.stash[SESSION_KEY] = trust
-    if run.model:  # the toxicity scorer of this session (its Perspective calls record beside the model's)
+    if cfg.model:  # the toxicity scorer of this session (its Perspective calls record beside the model's)
         try:
-            trust.add_merge(scorers.configure(run.settings["toxicity_scorer"], cassettes=run.cassettes,
-                                              model=run.recordings,
-                                              record_mode=run.record_mode, rpm=run.perspective_rpm,
-                                              run=trust.recorder.run, worker=trust.worker or "main"))
+            trust.add_merge(scorers.configure(cfg.settings["toxicity_scorer"], cassettes=cfg.cassettes,
+                                              model=cfg.recordings,
+                                              record_mode=cfg.record_mode, rpm=cfg.perspective_rpm,
+                                              session_id=trust.recorder.session_id, worker=trust.worker or "main"))
         except UsageProblem as err:
             raise pytest.UsageError(str(err)) from None
     config.pluginmanager.register(_ReportListener(trust), "pytest-trust-reports")
@@ -84,11 +84,11 @@ def _session(config: pytest.Config) -> TrustSession:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    run = _session(config).config
-    if run.system_prompt is None or run.recordings is None:
+    cfg = _session(config).config
+    if cfg.system_prompt is None or cfg.recordings is None:
         return []
-    where = model_dir(run.cassettes, run.recordings)
-    return [f"pytest-trust: {run.system_prompt.label} {run.system_prompt.describe()}; recordings in {where}"]
+    where = model_dir(cfg.cassettes, cfg.recordings)
+    return [f"pytest-trust: {cfg.system_prompt.label} {cfg.system_prompt.describe()}; recordings in {where}"]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -340,14 +340,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             trust.batch_lines.append("--trust-batch: no batch submitted, the endpoint's Files/Batches API failed "
                                      f"({trust.redacted(str(err))}); the next run queues the requests again")
             submitted = False
-    trust.conclude()
+    report = trust.conclude()
     try:
         trust.update_baseline()
         trust.write_reports()
     except OSError as err:  # a full disk, a read-only folder: the summary still prints, the run fails
         trust.unwritten.append(f"{err.filename or 'a report'} cannot be written ({err.strerror or err}): free space "
                                "on that disk or make its folder writable, then run again")
-    gate_cases(session.config, trust.gate_results, str(trust.config.thresholds or "thresholds"))
+    gate_cases(session.config, report, str(trust.config.thresholds or "thresholds"))
     session.exitstatus = trust.exit_status(int(session.exitstatus), submitted)
     # pytest's unraisable-exception cleanup then runs five full collections, each walking the run's few hundred
     # thousand live objects (items, recordings, results: 0.15 s each on the main job); frozen, they are skipped
@@ -385,9 +385,9 @@ class _ReportListener:
         self._start_progress(node.config, len(ids), None)
 
     def _start_progress(self, config: pytest.Config, total: int, local: TrustSession | None) -> None:
-        run = self.trust.config
-        if (self.progress is not None or self.trust.worker is not None or not run.record_mode.can_record
-                or run.concurrency > 1 or config.option.collectonly):
+        cfg = self.trust.config
+        if (self.progress is not None or self.trust.worker is not None or not cfg.record_mode.can_record
+                or cfg.concurrency > 1 or config.option.collectonly):
             return  # replay stays quiet; --trust-concurrency prints its own lines
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         if reporter is None:
@@ -411,8 +411,8 @@ class _ReportListener:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        if self.trust.recorder is not None:  # workers journal under the controller's run name
-            node.workerinput["trust_run"] = self.trust.recorder.run
+        if self.trust.recorder is not None:  # workers journal under the controller's session id
+            node.workerinput["trust_session_id"] = self.trust.recorder.session_id
         if self.trust.config.system_prompt is not None:  # and send the controller's prompt, not their own
             node.workerinput[system_prompt.WORKER_KEY] = self.trust.config.system_prompt.to_worker()
 
@@ -429,12 +429,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     # outermost wrapper: benchmark items' failures are taken out of pytest's FAILURES section and short test
     # summary first (the summary's account replaces them), then printed right above the final line
     trust = _session(config)
-    folded = terminal.fold_item_failures(terminalreporter, trust)
+    folded = terminal.fold_item_failures(terminalreporter, trust.records) if trust.worker is None else None
     try:
         yield
     finally:
         terminal.unfold(terminalreporter, folded)
-    if trust.worker is None and trust.ran_items:
-        terminal.write_summary(terminalreporter, trust)
+    if trust.report is not None and trust.ran_items:
+        terminal.write_summary(terminalreporter, trust.report, trust.notes())
     for line in trust.selection.marker_lines:
         terminalreporter.write_line(line, yellow=True)

@@ -101,9 +101,10 @@ class ItemRecord:
     @classmethod
     def from_entry(cls, entry: Mapping[str, Any]) -> ItemRecord:
         """A record read back from a JSON report's entry (what a merge recomputes from)."""
-        record = cls(entry["nodeid"], entry.get("outcome"))
+        record = cls(entry.get("nodeid", ""), entry.get("outcome"))  # a hand-edited report may lack any of them
         if "verdict" in entry:
-            record.result = {"item_id": entry["id"], "benchmark": entry["benchmark"], "verdict": entry["verdict"],
+            record.result = {"item_id": entry.get("id", ""), "benchmark": entry.get("benchmark") or "unknown",
+                             "verdict": entry["verdict"],
                              "facts": entry.get("facts", {})}
             for key in ("scenario", "irregular"):
                 if key in entry:

@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest import ExitCode
 
@@ -25,10 +25,9 @@ from .data import DataStore
 from .data.item_cache import cached_items
 from .data.store import default_cache
 from .errors import DataUnavailable
-from .gates import GateResult, Thresholds
+from .gates import Thresholds
 from .importers import import_hint
 from .items import Item
-from .metrics import Metric
 from .model import Endpoint, Model
 from .options import RunConfig
 from .playing import Played
@@ -39,9 +38,14 @@ from .recording.journal import MergeReport
 from .run_record import ItemRecord, irregular_answers, item_counts
 from .selection import Selection
 
+if TYPE_CHECKING:
+    from .report.run_report import RunReport
+    from .report.terminal import LiveNotes
+
 
 class TrustSession:
-    def __init__(self, config: RunConfig, thresholds: Thresholds, worker: str | None, run: str | None = None) -> None:
+    def __init__(self, config: RunConfig, thresholds: Thresholds, worker: str | None,
+                 session_id: str | None = None) -> None:
         self.config = config
         self.thresholds = thresholds
         self.worker = worker  # None on the controller or a single process
@@ -49,7 +53,8 @@ class TrustSession:
         self._items: dict[str, list[Item]] = {}
         self._data: DataStore | None = None
         self._no_data_in: str | None = None  # the first suite whose data could not be read (one message per run)
-        self.recorder = (Recorder(config.cassettes, config.recordings, config.record_mode, run, worker or "main")
+        self.recorder = (Recorder(config.cassettes, config.recordings, config.record_mode, session_id,
+                                 worker or "main")
                          if config.recordings else None)  # a system prompt's recordings: a folder of their own
         self.model: Model | None = None
         self.batch = (BatchQueue(model_dir(config.cassettes, config.recordings))
@@ -58,15 +63,13 @@ class TrustSession:
         self.played_ahead: dict[str, Played] = {}  # nodeid -> what a concurrent recording pass gave
         self.running: Any = None  # the pytest item being set up (its trust_result fixture's node)
         self.records: dict[str, ItemRecord] = {}  # nodeid -> what the test came to (run_record.py)
-        self.metrics: dict[str, Metric] = {}
-        self.gate_results: list[GateResult] = []
+        self.report: RunReport | None = None  # the run's report, made by conclude()
         self.merged_items = 0
         self.merge_problems: list[str] = []  # files a merge could not handle, each with its repair
         self.unwritten: list[str] = []  # reports that could not be written, each with its repair
         recorded_only = config.recorded_only and not config.record_mode.can_record
         self.selection = Selection(config.shard, config.shard_text, self.recorder if recorded_only else None)
         self.baseline_report: dict[str, Any] | None = None  # --trust-baseline's report, on the controller
-        self.baseline: dict[str, Any] | None = None  # this run against it: the report's `baseline` section
         self.baseline_lines: list[str] = []  # what --trust-baseline-update did
 
     @property
@@ -134,7 +137,7 @@ class TrustSession:
         """--trust-batch, at the start: the answers of finished batches go into the cassettes."""
         assert self.batch is not None and self.recorder is not None
         with self.endpoint().plain_client() as client:
-            report = self.batch.collect(client, self.recorder.run)
+            report = self.batch.collect(client, self.recorder.session_id)
         self.batch_lines += report.lines
 
     def submit_batch(self) -> None:
@@ -218,30 +221,29 @@ class TrustSession:
 
     def update_baseline(self) -> None:
         """--trust-baseline-update, at the end: this run's report becomes the next baseline, unless a gate failed."""
-        from .report import json_report
         from .report_file import dump
 
         path = self.config.baseline
-        if not self.config.baseline_update or path is None:
+        if not self.config.baseline_update or path is None or self.report is None:
             return
         if self.gates_failed:
             self.baseline_lines.append(f"baseline not updated: a gate failed; {path} is unchanged")
             return
-        report = json_report.build(self)
+        report = self.report.to_dict()
         report.pop("baseline", None)
         dump(path, report)
         self.baseline_lines.append(f"baseline updated: this run's report written to {path}")
 
     def write_reports(self) -> None:
-        """--trust-report, --trust-html, --trust-markdown, from one build of the JSON report; ``OSError`` (a full
-        disk, a read-only folder) says which could not be written."""
-        from .report import json_report, outputs
+        """--trust-report, --trust-html, --trust-markdown, from the run's one report; ``OSError`` (a full disk, a
+        read-only folder) says which could not be written."""
+        from .report import outputs
 
         wanted = {"json": self.config.report, "html": self.config.html, "markdown": self.config.markdown}
         paths = {kind: path for kind, path in wanted.items() if path is not None}
-        if paths:
+        if paths and self.report is not None:
             recordings = self.config.recordings and model_dir(self.config.cassettes, self.config.recordings)
-            outputs.write(json_report.build(self), paths, recordings or None)
+            outputs.write(self.report, paths, recordings or None)
 
     def exit_status(self, status: int, batch_submitted: bool = True) -> int:
         """The run's exit status from pytest's: failed gates, selected benchmarks without recordings, an unsent
@@ -282,26 +284,40 @@ class TrustSession:
     def lost(self) -> list[str]:
         return [record.nodeid for record in self.records.values() if record.lost]
 
-    def conclude(self) -> None:
-        """Aggregate scored items per benchmark and evaluate the gates."""
-        self.resolve_lost()
-        baseline = self.baseline_report if self.config.baseline is not None else None
-        conclusion = conclude(self.records.values(), [record.to_entry() for record in self.reported()], BENCHMARKS,
-                              self.thresholds.gates, self.config.allow_partial, baseline, self.config.baseline)
-        self.metrics, self.baseline, self.gate_results = conclusion.metrics, conclusion.baseline, conclusion.gates
+    def conclude(self) -> RunReport:
+        """The run's report: its items' records, the metrics aggregated per benchmark, the gates evaluated."""
+        from .report.run_report import RunReport
+        from .report.run_section import run_section
 
-    def irregular_answers(self) -> dict[str, dict[str, int]]:
-        """Per benchmark, how many answers were cut at max_tokens, filtered, tool calls or empty."""
-        return irregular_answers(self.records.values())
+        self.resolve_lost()
+        reported = self.reported()
+        entries = [record.to_entry() for record in reported]
+        baseline = self.baseline_report if self.config.baseline is not None else None
+        conclusion = conclude(self.records.values(), entries, BENCHMARKS, self.thresholds.gates,
+                              self.config.allow_partial, baseline, self.config.baseline)
+        self.report = RunReport(run_section(self.config, self.soft, self.started, entries), reported,
+                                conclusion.metrics, conclusion.gates, item_counts(self.records.values()),
+                                irregular_answers(self.records.values()), sorted(self.lost), conclusion.baseline,
+                                entries=entries)
+        return self.report
+
+    def notes(self) -> LiveNotes:
+        """What the terminal tells beyond the report: where the recordings are, what happened on the way."""
+        from .report.terminal import LiveNotes
+
+        cfg, prompt = self.config, self.config.system_prompt
+        return LiveNotes(str(cfg.cassettes),
+                         (f"{prompt.label} {prompt.describe()}   recordings {cfg.cassettes / str(cfg.recordings)}"
+                          if prompt is not None else None),
+                         thresholds_file=self.thresholds.path is not None, allow_partial=cfg.allow_partial,
+                         left_out=self.selection.left_out_lines(), missing=self.selection.missing,
+                         baseline=self.baseline_lines, merged_items=self.merged_items, batch=self.batch_lines,
+                         merge_problems=self.merge_problems, unwritten=self.unwritten)
 
     @property
     def ran_items(self) -> bool:
         return (any(r.result is not None or r.error is not None or r.skip is not None for r in self.records.values())
                 or bool(self.batch_lines or self.selection.missing))
-
-    def item_counts(self) -> dict[str, int]:
-        """Outcomes of benchmark items only (not of other tests in the same run)."""
-        return item_counts(self.records.values())
 
     def failures_are_verdicts(self) -> bool:
         """True when every failure of the run is a benchmark item's verdict (no errors, no other
@@ -312,7 +328,7 @@ class TrustSession:
     @property
     def gates_failed(self) -> bool:
         """A gate failed, or could not be computed from a benchmark that ran (unless --trust-partial)."""
-        return any(g.blocks for g in self.gate_results)
+        return self.report is not None and self.report.gates_failed
 
 
 def seeded_subset(items: list[Item], limit: int, seed: int) -> list[Item]:

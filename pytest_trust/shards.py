@@ -17,7 +17,7 @@ from typing import Any
 
 from .errors import UsageProblem
 from .items import Item
-from .report.json_report import scorers as scorers_of
+from .report.run_section import scorers as scorers_of
 from .report_file import SCHEMA, read
 
 

@@ -586,7 +586,7 @@ def test_recorded_scores_replay_offline_and_the_key_is_never_on_disk(server, tmp
     item = main_item("toxic", 1, 4, samples=3)
     texts = ["You idiot.", "Lovely day.", "Something else."]
     server.faults.extend(["ok", "ok", "400"])
-    scorers.configure("perspective", cassettes=cassettes, model="gpt-x", url=server.url, run="r1", rpm=6000,
+    scorers.configure("perspective", cassettes=cassettes, model="gpt-x", url=server.url, session_id="r1", rpm=6000,
                       environ={"PERSPECTIVE_API_KEY": KEY})
     try:
         recorded = scorers.current().score(texts, item)

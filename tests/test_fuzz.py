@@ -394,7 +394,7 @@ def merge(scratch: Path, lines: Sequence[str], last_newline: bool, tail: bytes =
     journal.parent.mkdir()
     journal.write_bytes(("\n".join(lines) + ("\n" if last_newline else "")).encode() + tail)
     try:
-        report = merge_journals(root, run="run")
+        report = merge_journals(root, session_id="run")
     except CorruptCassette as err:
         assert "\n" not in str(err)
         return None

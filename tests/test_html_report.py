@@ -22,6 +22,7 @@ import pytest
 from conftest import ROOT, mirror
 
 from pytest_trust.report import compare, html
+from pytest_trust.report.run_report import RunReport
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -191,7 +192,7 @@ def test_rules_v1_charts_hold_only_pass_rates_not_gcg_failure_rates_or_p_values(
         "rules_v1.gcg.failure_rate": metric(0.05, 0.01, 0.24), "rules_v1.gcg.failure_rate_unattacked":
         metric(0.0, 0.0, 0.16), "rules_v1.gcg.mcnemar_p": metric(1.0, kind="value"),
         "rules_v1.error_rate": metric(0.0, 0.0, 0.01, 880)}}
-    with drawn(html.render(report), tmp_path) as page:
+    with drawn(html.render(RunReport.read(report)), tmp_path) as page:
         suites = figure(page, "section#rules_v1", "Pass rate per suite and test-case kind")
         behaviours = figure(page, "section#rules_v1", "Pass rate per scenario behaviour")
     assert suites["x"] == ["justask", "manual"]

@@ -74,7 +74,7 @@ def test_recording_a_not_recorded_item_clears_its_mark(tmp_path):
     recorder.tape.keep("d" * 64, {"body": "{}"},
                        {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "{}"}})
     recorder.end()
-    assert merge_journals(tmp_path / "gpt-4-0314", recorder.run).items == 1
+    assert merge_journals(tmp_path / "gpt-4-0314", recorder.session_id).items == 1
     by_item, marks = read_cassette_file(path)
     assert sorted(by_item) == ["S/1", "S/2"] and marks == {}
 

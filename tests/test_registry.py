@@ -38,7 +38,7 @@ def aggregate(results):
 
 
 def section(report):
-    answers = [item["verdict"]["reason"] for item in report["items"] if item.get("benchmark") == "tiny"]
+    answers = [item["verdict"]["reason"] for item in report.entries if item.get("benchmark") == "tiny"]
     return "<ul>" + "".join(f"<li>{escape(answer)}</li>" for answer in sorted(answers)) + "</ul>" if answers else None
 
 

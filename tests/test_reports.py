@@ -17,7 +17,9 @@ from canned_server import CannedServer
 from conftest import HODOR_SUITE
 
 from pytest_trust import cli
+from pytest_trust.metrics import Metric
 from pytest_trust.report import compare, html, markdown
+from pytest_trust.report.run_report import RunReport
 
 
 @pytest.fixture
@@ -146,6 +148,20 @@ def item(nodeid, passed, reason, benchmark="rules", **extra):
                                                 "refused": False, "invalid": False}, "facts": {}, **extra}
 
 
+def render_markdown(report):
+    """A saved report's dict, read back and rendered as `pytest-trust` renders any report."""
+    return markdown.render(RunReport.read(report))
+
+
+def render_html(report):
+    return html.render(RunReport.read(report))
+
+
+def difference(a, b):
+    """compare.difference of two metrics given as a report writes them."""
+    return compare.difference(*(Metric.from_dict(m) if m is not None else None for m in (a, b)))
+
+
 def hand_report(baseline=None):
     report = {
         "run": {"model": "m1", "record_mode": "none", "deviations": {}},
@@ -163,7 +179,7 @@ def hand_report(baseline=None):
 
 
 def test_markdown_gates_have_bounds_values_intervals_in_each_metric_kind():
-    text = markdown.render(hand_report())
+    text = render_markdown(hand_report())
     assert "| ❌ FAIL | `rules.score` | ≥ 60.00% | 50.00% | [40.0%, 60.0%] |" in text
     assert "| ✅ PASS | `fairness.crime_br_0.0.dpd` | ≤ 0.2000 | 0.1250 |  |" in text
     assert "Against the baseline" not in text
@@ -172,7 +188,7 @@ def test_markdown_gates_have_bounds_values_intervals_in_each_metric_kind():
 def test_markdown_against_a_baseline_shows_deltas_and_the_regressed_items():
     baseline = {"newly_failing": ["basic/A/2"], "newly_passing": [], "newly_erroring": [],
                 "metrics": {"rules.score": metric(0.55, 0.45, 0.65, 100), "rules.basic.harmless": metric(0.75)}}
-    text = markdown.render(hand_report(baseline))
+    text = render_markdown(hand_report(baseline))
     assert "| ❌ FAIL | `rules.score` | ≥ 60.00% | 50.00% | [40.0%, 60.0%] | -5.00 pp |" in text
     assert "1 newly failing, 0 newly erroring, 0 newly passing" in text
     assert "| `rules.score` | 55.00% | 50.00% | -5.00 pp |" in text
@@ -181,7 +197,7 @@ def test_markdown_against_a_baseline_shows_deltas_and_the_regressed_items():
 
 
 def test_html_baseline_links_each_regressed_item_to_its_verdict():
-    page = html.render(hand_report({"newly_failing": [{"id": "basic/A/2"}], "newly_passing": ["basic/A/1"],
+    page = render_html(hand_report({"newly_failing": [{"id": "basic/A/2"}], "newly_passing": ["basic/A/1"],
                                     "newly_erroring": []}))
     assert '<section id="baseline">' in page
     assert '<a href="#item-1">basic/A/2</a></td><td>turn 1/1: printed the secret' in page
@@ -190,7 +206,7 @@ def test_html_baseline_links_each_regressed_item_to_its_verdict():
 
 
 def test_html_without_baseline_or_benchmarks_says_what_did_not_run():
-    page = html.render(hand_report())
+    page = render_html(hand_report())
     assert '<section id="baseline">' not in page
     for what in ("Stereotype bias did not run.", "Toxicity did not run."):
         assert what in page
@@ -206,13 +222,13 @@ def test_html_shows_rules_v1_as_the_paper_reports_it_and_a_detection_headline():
         "rules_v1.systematic.category.indirection": metric(0.6, 0.55, 0.65, 400),
         "rules_v1.manual.behavior.Hodor": metric(0.5, 0.4, 0.6, 63),
         "rules_detection.accuracy": metric(0.821, 0.8, 0.84, 1098)})
-    page = html.render(report)
+    page = render_html(report)
     assert '<section id="rules_v1"><h2>RuLES v1 pass rates (the paper&#x27;s suites)</h2>' in page
     v1 = page.split('<section id="rules_v1">')[1].split("</section>")[0]
     assert v1.count('class="plotly-graph-div"') == 3  # suites, behaviours, systematic strategies
     assert "<code>rules_v1.systematic.category.indirection</code>" in v1 and "behavior.Hodor</code>" not in v1
     assert "rules_detection: accuracy" in page and "rules_v1: manual" in page  # the scorecard's headline bars
-    assert '<section id="rules_v1">' not in html.render(hand_report())  # a run without v1 has no such section
+    assert '<section id="rules_v1">' not in render_html(hand_report())  # a run without v1 has no such section
 
 
 # --- pytest-trust report compare ---------------------------------------------------------------------------------
@@ -224,18 +240,18 @@ def test_two_proportion_p_by_hand():
 
 
 def test_difference_picks_the_test_that_fits_the_metric():
-    rate = compare.difference(metric(0.5, 0.4, 0.6, 100), metric(0.65, 0.55, 0.74, 100))
+    rate = difference(metric(0.5, 0.4, 0.6, 100), metric(0.65, 0.55, 0.74, 100))
     assert rate.test == "2-prop z" and rate.p == pytest.approx(0.03191, abs=5e-5)
     # Wald: se = hypot(0.2 / 3.92, 0.2 / 3.92) = 0.07216, z = 0.2 / se = 2.7718
-    mean = compare.difference(metric(0.5, 0.4, 0.6, 80, kind="mean"), metric(0.7, 0.6, 0.8, 80, kind="mean"))
+    mean = difference(metric(0.5, 0.4, 0.6, 80, kind="mean"), metric(0.7, 0.6, 0.8, 80, kind="mean"))
     assert mean.test == "Wald z" and mean.p == pytest.approx(0.005575, abs=5e-6)
-    small = compare.difference(metric(0.5, 0.4, 0.6, 8, kind="mean"), metric(0.7, 0.6, 0.8, 80, kind="mean"))
+    small = difference(metric(0.5, 0.4, 0.6, 8, kind="mean"), metric(0.7, 0.6, 0.8, 80, kind="mean"))
     assert (small.test, small.p) == ("n too small", None)  # 8 < metrics.MIN_N on one side
-    flat = compare.difference(metric(0.0, 0.0, 0.0, 20, kind="mean"), metric(0.38, 0.38, 0.38, 20, kind="mean"))
+    flat = difference(metric(0.0, 0.0, 0.0, 20, kind="mean"), metric(0.38, 0.38, 0.38, 20, kind="mean"))
     assert (flat.test, flat.p) == ("no spread", None)  # an old report's zero-wide intervals: nothing to test
-    value = compare.difference(metric(0.1, kind="value"), metric(0.3, kind="value"))
+    value = difference(metric(0.1, kind="value"), metric(0.3, kind="value"))
     assert value.test == "" and value.p is None and value.delta == pytest.approx(0.2)
-    assert compare.difference(metric(0.1), None) is None
+    assert difference(metric(0.1), None) is None
 
 
 def write_report(path, model, metrics):
@@ -345,9 +361,9 @@ def test_a_regression_gate_shows_its_alpha_and_p_value_not_a_percentage():
     report = {"schema": "pytest-trust/report", "run": {"model": "m"}, "counts": {}, "metrics": {}, "items": [],
               "gates": [{"key": "rules.regression", "min": None, "max": None, "value": 0.0078, "status": "FAIL",
                          "reason": "8 newly failing", "alpha": 0.05, "blocks": True}]}
-    row = next(line for line in markdown.render(report).splitlines() if "rules.regression" in line)
+    row = next(line for line in render_markdown(report).splitlines() if "rules.regression" in line)
     assert "no regression at α = 0.05" in row and "p = 0.0078" in row and "%" not in row
-    assert "no regression at α = 0.05" in html.render(report) and "p = 0.0078" in html.render(report)
+    assert "no regression at α = 0.05" in render_html(report) and "p = 0.0078" in render_html(report)
 
 
 def test_a_report_holding_a_lone_surrogate_is_written_and_reads_back_the_same(tmp_path):

@@ -22,14 +22,11 @@ def test_differences_print_as_numbers_and_partial_scores_are_marked():
     assert line.startswith(" 0.7033") and line.endswith("n=600  partial")
 
 
-def _trust(rows):
-    """A session-shaped object holding scored items: (nodeid, benchmark, item id, passed, reason)."""
-    from types import SimpleNamespace
-
-    records = {nodeid: ItemRecord(nodeid, "passed" if passed else "failed",
-                                  {"benchmark": benchmark, "item_id": item_id, "verdict": {"passed": passed, "reason": reason}})
-               for nodeid, benchmark, item_id, passed, reason in rows}
-    return SimpleNamespace(records=records)
+def _records(rows):
+    """Records of scored items: (nodeid, benchmark, item id, passed, reason)."""
+    return [ItemRecord(nodeid, "passed" if passed else "failed",
+                       {"benchmark": benchmark, "item_id": item_id, "verdict": {"passed": passed, "reason": reason}})
+            for nodeid, benchmark, item_id, passed, reason in rows]
 
 
 def test_the_failing_account_counts_per_scenario_with_the_commonest_reasons_and_a_few_ids():
@@ -39,7 +36,7 @@ def test_the_failing_account_counts_per_scenario_with_the_commonest_reasons_and_
     rows += [(f"k{i}", "ood", f"knowledge-5shot-global_facts_0/{seed}/{i}", False, "answered '2', expected '3'")
              for i, seed in ((1, 2333), (2, 10007))]
     rows += [("r1", "rules", "benign/AnimalSounds/1", True, "")]
-    account = failing_account(_trust(rows))
+    account = failing_account(_records(rows))
     assert account == [
         "ood: 11 of 14 failed, in 2 of 2 scenarios",
         "  style-0shot-base: 9 of 12 failed",
@@ -54,11 +51,11 @@ def test_the_failing_account_counts_per_scenario_with_the_commonest_reasons_and_
 
 def test_the_account_shows_the_scenarios_with_most_failures_and_counts_the_rest():
     rows = [(f"{s}-{i}", "rules", f"redteam/S{s}/{i}", False, "turn 1/1: no") for s in range(5) for i in range(s + 1)]
-    account = failing_account(_trust(rows))
+    account = failing_account(_records(rows))
     assert [line for line in account if not line.startswith("    ")] == [
         "rules: 15 of 15 failed, in 5 of 5 scenarios", "  redteam/S4: 5 of 5 failed", "  redteam/S3: 4 of 4 failed",
         "  redteam/S2: 3 of 3 failed", "  ... 2 more scenarios with 3 failing items (-v lists every scenario)"]
-    assert len([line for line in failing_account(_trust(rows), every_scenario=True) if line.endswith("failed")]) == 5
+    assert len([line for line in failing_account(_records(rows), every_scenario=True) if line.endswith("failed")]) == 5
 
 
 def test_reasons_keep_labels_and_show_how_long_answers_begin():
@@ -75,7 +72,7 @@ def test_reasons_keep_labels_and_show_how_long_answers_begin():
 def test_a_long_account_folds_to_one_line_per_benchmark_naming_its_worst_scenarios():
     rows = [(f"a{i}", "ood", f"style-{i % 5}/{i}", i == 0, "answered 'x', expected 'y'") for i in range(20)]
     rows += [("b1", "rules", "benign/AnimalSounds/1", False, "no sound")]
-    assert failing_account(_trust(rows), folded=True) == [
+    assert failing_account(_records(rows), folded=True) == [
         "ood: 19 of 20 failed, in 5 of 5 scenarios; most in style-1 4, style-2 4, style-3 4, ...",
         "rules: 1 of 1 failed, in 1 of 1 scenarios; most in benign/AnimalSounds 1",
     ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from ..items import Item, Result
 from ..metrics import Metric
@@ -88,14 +88,23 @@ class Suite:
     family: str = ""  # the metric-key prefix this suite alone feeds (a run of it alone selects only those gates)
 
 
+class ReportView(Protocol):
+    """What a report section reads of the run's report (``pytest_trust.report.run_report.RunReport``)."""
+
+    run: dict[str, Any]  # the report's ``run`` section
+    metrics: dict[str, Metric]
+    entries: list[dict[str, Any]]  # the items as the JSON report writes them
+
+
 @dataclass(frozen=True)
 class ReportSection:
     """A section a benchmark adds to the HTML report, after the scorecard and the gates. ``render`` draws it
-    from the JSON report's dict (docs/report-schema.md) with ``pytest_trust.html_parts``; None leaves it out."""
+    from the run's report (``pytest_trust.report.run_report.RunReport``) with ``pytest_trust.html_parts``; None
+    leaves it out."""
 
     key: str  # the section's anchor in the page
     title: str
-    render: Callable[[Mapping[str, Any]], str | None]
+    render: Callable[[ReportView], str | None]
 
 
 @dataclass(frozen=True)

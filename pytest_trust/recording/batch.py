@@ -100,10 +100,10 @@ class BatchQueue:
         self.new.clear()
         return batch.id
 
-    def collect(self, client: Any, run: str) -> BatchReport:
+    def collect(self, client: Any, session_id: str) -> BatchReport:
         """Write the answers of every finished batch into the cassettes (as a journal, merged at once)."""
         report = BatchReport()
-        journal = Journal(self.model_root, run, "batch")
+        journal = Journal(self.model_root, session_id, "batch")
         for record in self.records():
             batch = client.batches.retrieve(record["id"])
             if batch.status in WAITING:
@@ -120,7 +120,7 @@ class BatchQueue:
                 self.waiting.pop(Queued(**entry).key, None)
         journal.close()
         if report.collected:
-            merged: MergeReport = merge_journals(self.model_root, run)
+            merged: MergeReport = merge_journals(self.model_root, session_id)
             report.lines += merged.problems
         return report
 

@@ -4,7 +4,7 @@ Each recording process appends one JSON line per finished item to its own journa
 it to disk. At session end (and at the next start, for journals left by a killed run) the journals
 are merged into the scenario cassette files under a file lock, which makes concurrent xdist workers
 and concurrent sessions safe: an item's interactions in the journal replace the item's interactions
-in the cassette. A journal is named ``<run>-<worker>-<pid>[-<n>].jsonl`` and its writer holds an
+in the cassette. A journal is named ``<session id>-<worker>-<pid>[-<n>].jsonl`` and its writer holds an
 exclusive ``flock`` on it while it is open; the kernel drops that lock when the writer closes it or
 dies. A session merges its own run's journals, and another journal only when it can take that lock
 itself (held while it reads), never the live journal of another session, whatever PIDs are reused.
@@ -44,9 +44,9 @@ JOURNAL_DIR = ".journal"
 class Journal:
     """Append-only journal of one process under ``cassettes/<model>/.journal/``."""
 
-    def __init__(self, model_root: Path, run: str, worker: str = "main") -> None:
+    def __init__(self, model_root: Path, session_id: str, worker: str = "main") -> None:
         self.model_root = model_root
-        self.run = run
+        self.session_id = session_id
         self.worker = worker
         self.path = self._name(0)
         self.problem = ""  # why the journal could not be written, once it could not
@@ -104,7 +104,7 @@ class Journal:
 
     def _name(self, n: int) -> Path:
         suffix = f"-{n}" if n else ""
-        return self.model_root / JOURNAL_DIR / f"{self.run}-{self.worker}-{os.getpid()}{suffix}.jsonl"
+        return self.model_root / JOURNAL_DIR / f"{self.session_id}-{self.worker}-{os.getpid()}{suffix}.jsonl"
 
     def _open(self) -> int:
         """A new journal file, locked before anything is written to it.
@@ -156,11 +156,11 @@ class _Line:
     at: int = 0  # when it was written (ns since the epoch; 0 in journals of versions before it was kept)
 
 
-def merge_journals(model_root: Path, run: str | None = None, rewrite: bool = False) -> MergeReport:
-    """Merge the journals of ``run`` and of dead writers into their cassettes.
+def merge_journals(model_root: Path, session_id: str | None = None, rewrite: bool = False) -> MergeReport:
+    """Merge the journals of session ``session_id`` and of dead writers into their cassettes.
 
     Never raises for a damaged file: what cannot be merged stays in its journal and is reported.
-    ``rewrite`` (a ``--record-mode=rewrite`` run) replaces a corrupt cassette that ``run`` recorded
+    ``rewrite`` (a ``--record-mode=rewrite`` run) replaces a corrupt cassette that session recorded
     into with what was recorded, instead of reporting it.
     """
     journal_dir = model_root / JOURNAL_DIR
@@ -174,9 +174,9 @@ def merge_journals(model_root: Path, run: str | None = None, rewrite: bool = Fal
         return MergeReport(0, (problem + "make that folder writable",))
     try:
         with ExitStack() as held:
-            journals = {path: _read_journal(fh.read()) for path, fh in _mergeable(journal_dir, run, held)}
+            journals = {path: _read_journal(fh.read()) for path, fh in _mergeable(journal_dir, session_id, held)}
             replaceable = {line.cassette for path, lines in journals.items() for line in lines
-                           if rewrite and _belongs(path, run)}
+                           if rewrite and _belongs(path, session_id)}
             merged, problems, failed = _merge_cassettes(model_root, journals, replaceable)
             for path, lines in journals.items():
                 problems += _keep_unmerged(path, lines, failed)
@@ -185,14 +185,14 @@ def merge_journals(model_root: Path, run: str | None = None, rewrite: bool = Fal
         lock.release()
 
 
-def _belongs(journal: Path, run: str | None) -> bool:
-    return run is not None and journal.name.startswith(f"{run}-")
+def _belongs(journal: Path, session_id: str | None) -> bool:
+    return session_id is not None and journal.name.startswith(f"{session_id}-")
 
 
-def _mergeable(journal_dir: Path, run: str | None, held: ExitStack) -> Iterator[tuple[Path, IO[bytes]]]:
+def _mergeable(journal_dir: Path, session_id: str | None, held: ExitStack) -> Iterator[tuple[Path, IO[bytes]]]:
     """This run's journals (its writers have closed them by now) and those no live writer holds."""
     for path in sorted(journal_dir.glob("*.jsonl")):
-        fh = _open_journal(path, held) if _belongs(path, run) else _lock_if_dead(path, held)
+        fh = _open_journal(path, held) if _belongs(path, session_id) else _lock_if_dead(path, held)
         if fh is not None:
             yield path, fh
 

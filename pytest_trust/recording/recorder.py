@@ -21,13 +21,14 @@ from .tape import Tape
 class Recorder:
     """Opens one tape per item. Each scenario file is read and indexed once per process."""
 
-    def __init__(self, root: Path, model: str, mode: RecordMode, run: str | None = None, worker: str = "main") -> None:
+    def __init__(self, root: Path, model: str, mode: RecordMode, session_id: str | None = None,
+                 worker: str = "main") -> None:
         self.root = root
         self.model = model
         self.mode = mode
         self.model_root = model_dir(root, model)
-        self.run = run or uuid.uuid4().hex[:8]  # names this session's journals (shared with its workers)
-        self.journal = Journal(self.model_root, self.run, worker)
+        self.session_id = session_id or uuid.uuid4().hex[:8]  # names this session's journals (and its workers')
+        self.journal = Journal(self.model_root, self.session_id, worker)
         self.stopped = False  # Ctrl-C: nothing more is sent or journaled (``stop``)
         self._paths: dict[tuple[str, str], Path] = {}
         self._files: dict[Path, dict[str, list[Interaction]]] = {}
@@ -124,7 +125,7 @@ class Recorder:
         A rewrite run replaces a corrupt cassette it recorded into instead of reporting it.
         """
         self.journal.close()
-        return merge_journals(self.model_root, self.run, rewrite=self.mode is RecordMode.REWRITE)
+        return merge_journals(self.model_root, self.session_id, rewrite=self.mode is RecordMode.REWRITE)
 
     def miss_message(self, tape: Tape, digest: str) -> str:
         known = sum(len(v) for v in tape.recorded.values())

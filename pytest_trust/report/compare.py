@@ -27,10 +27,12 @@ from typing import Any
 
 from .. import baseline
 from ..errors import UsageProblem
-from ..metrics import MIN_N
+from ..formatting import fmt_interval, fmt_value, is_percent
+from ..metrics import MIN_N, Metric
 from ..report_file import read
 from ..stats import holm
-from .markdown import fmt_interval, fmt_value, headline_keys, is_percent
+from .markdown import headline_keys
+from .run_report import RunReport
 
 Z95 = 1.959963984540054
 TESTS = ("two-proportion z test (pooled) for rates over n items; Wald z test from the two 95% intervals for "
@@ -43,7 +45,7 @@ SIGNIFICANT = 0.05
 class Run:
     label: str
     path: Path
-    report: dict[str, Any]
+    report: RunReport
 
 
 @dataclass(frozen=True)
@@ -64,8 +66,8 @@ def load(paths: list[Path]) -> list[Run]:
             report["items"] = []  # a report without items still compares by its metrics
         if not isinstance(report.get("metrics"), dict):
             raise UsageProblem(f"report compare: {path}: the report has no metrics; was it cut short?")
-        runs.append(Run("", path, report))
-    models = [str((run.report.get("run") or {}).get("model")) for run in runs]
+        runs.append(Run("", path, RunReport.read(report)))
+    models = [str(run.report.model) for run in runs]
     labels = [model if models.count(model) == 1 else f"{model} ({run.path.name})" for model, run in zip(models, runs)]
     if len(set(labels)) < len(labels):  # the same model and file name: number them
         labels = [f"{label} #{index}" for index, label in enumerate(labels, 1)]
@@ -75,24 +77,23 @@ def load(paths: list[Path]) -> list[Run]:
 def metric_keys(runs: list[Run]) -> list[str]:
     keys: dict[str, None] = {}
     for run in runs:
-        keys.update(dict.fromkeys(run.report["metrics"]))
+        keys.update(dict.fromkeys(run.report.metrics))
     return list(keys)
 
 
-def difference(a: dict[str, Any] | None, b: dict[str, Any] | None) -> Difference | None:
+def difference(a: Metric | None, b: Metric | None) -> Difference | None:
     """B minus A, and the p-value of the difference under the test that fits the metric."""
-    if not a or not b or a.get("value") is None or b.get("value") is None:
+    if a is None or b is None or a.value is None or b.value is None:
         return None
-    delta = b["value"] - a["value"]
-    if "value" in (a.get("kind"), b.get("kind")):  # a constant, or a p-value: nothing to test
+    delta = b.value - a.value
+    if "value" in (a.kind, b.kind):  # a constant, or a p-value: nothing to test
         return Difference(delta, None, "")
-    if min(a.get("n") or 0, b.get("n") or 0) < MIN_N or a.get("why") or b.get("why"):
+    if min(a.n or 0, b.n or 0) < MIN_N or a.why or b.why:
         return Difference(delta, None, "n too small")
-    if a.get("kind") == b.get("kind") == "rate":
-        return Difference(delta, two_proportion_p(round(a["value"] * a["n"]), a["n"], round(b["value"] * b["n"]),
-                                                  b["n"]), "2-prop z")
-    if all(m.get("low") is not None and m.get("high") is not None for m in (a, b)):
-        se = math.hypot((a["high"] - a["low"]) / (2 * Z95), (b["high"] - b["low"]) / (2 * Z95))
+    if a.kind == b.kind == "rate":
+        return Difference(delta, two_proportion_p(round(a.value * a.n), a.n, round(b.value * b.n), b.n), "2-prop z")
+    if a.low is not None and a.high is not None and b.low is not None and b.high is not None:
+        se = math.hypot((a.high - a.low) / (2 * Z95), (b.high - b.low) / (2 * Z95))
         if se > 0:
             return Difference(delta, _p_of_z(delta / se), "Wald z")
         return Difference(delta, None, "no spread")  # zero-wide intervals: nothing to test against
@@ -105,7 +106,7 @@ def tested(runs: list[Run]) -> dict[tuple[str, int], Difference]:
     found = {}
     for key in metric_keys(runs):
         for number, run in enumerate(runs[1:], 2):
-            diff = difference(runs[0].report["metrics"].get(key), run.report["metrics"].get(key))
+            diff = difference(runs[0].report.metrics.get(key), run.report.metrics.get(key))
             if diff is not None:
                 found[key, number] = diff
     with_p = [where for where, diff in found.items() if diff.p is not None]
@@ -120,8 +121,8 @@ def paired(runs: list[Run]) -> list[tuple[int, dict[str, Any]]]:
     first = runs[0]
     found = []
     for number, run in enumerate(runs[1:], 2):
-        if first.report["items"] and run.report["items"]:
-            tests = baseline.compare(run.report["items"], first.report, first.path)["tests"]
+        if first.report.entries and run.report.entries:
+            tests = baseline.compare(run.report.entries, first.report.to_dict(), first.path)["tests"]
             tests = {name: dict(test) for name, test in tests.items() if test["paired"]}
             enough = [name for name, test in tests.items() if test["paired"] >= MIN_N]
             adjusted = dict(zip(enough, holm([tests[name]["p"] for name in enough])))
@@ -163,7 +164,7 @@ def _p_of_z(z: float) -> float:
     return math.erfc(abs(z) / math.sqrt(2))
 
 
-def fmt_delta(delta: float, metric: dict[str, Any] | None) -> str:
+def fmt_delta(delta: float, metric: Metric | None) -> str:
     return f"{delta * 100:+.2f} pp" if is_percent(metric) else f"{delta:+.4f}"
 
 
@@ -189,7 +190,7 @@ def text(runs: list[Run]) -> str:
     header += "".join(f"  {f'[{i}]-[1]':>12} {'p':>8}" for i in range(2, len(runs) + 1))
     lines.append(header)
     for key in keys:
-        metrics = [run.report["metrics"].get(key) for run in runs]
+        metrics = [run.report.metrics.get(key) for run in runs]
         row = f"{key:{width}}"
         for metric in metrics:
             row += f"  {(fmt_value(metric) + ' ' + fmt_interval(metric)) if metric else 'not in this run':32}"
@@ -220,13 +221,11 @@ def render_html(runs: list[Run]) -> str:
              if k not in headline}
     fig = go.Figure()
     for run in runs:
-        metrics = [run.report["metrics"].get(k) for k in headline]
-        fig.add_bar(name=run.label, y=headline, x=[m["value"] if m else None for m in metrics], orientation="h",
+        metrics = [run.report.metrics.get(k) for k in headline]
+        fig.add_bar(name=run.label, y=headline, x=[m.value if m else None for m in metrics], orientation="h",
                     error_x={"type": "data", "visible": True,
-                             "array": [m["high"] - m["value"] if m and m.get("high") is not None else 0
-                                       for m in metrics],
-                             "arrayminus": [m["value"] - m["low"] if m and m.get("low") is not None else 0
-                                            for m in metrics]})
+                             "array": [m.high - m.value if m and m.high is not None else 0 for m in metrics],
+                             "arrayminus": [m.value - m.low if m and m.low is not None else 0 for m in metrics]})
     fig.update_layout(barmode="group", height=140 + 18 * len(headline) * len(runs), template="plotly_white",
                       xaxis={"tickformat": ".0%"}, yaxis={"autorange": "reversed"},
                       margin={"l": 10, "r": 10, "t": 30, "b": 10}, title="Headline metrics in every run, 95% intervals")
@@ -240,7 +239,7 @@ def render_html(runs: list[Run]) -> str:
     rows = []
     diffs = tested(runs)
     for key in keys:
-        metrics = [run.report["metrics"].get(key) for run in runs]
+        metrics = [run.report.metrics.get(key) for run in runs]
         cells = "".join(f"<td>{e(fmt_value(m))} <span class=i>{e(fmt_interval(m))}</span></td>" if m
                         else "<td class=i>not in this run</td>" for m in metrics)
         for number, metric in enumerate(metrics[1:], 2):
@@ -257,7 +256,7 @@ def render_html(runs: list[Run]) -> str:
                   f"</td><td{' class=sig' if t['p'] is not None and t['p'] < SIGNIFICANT else ''}>"
                   f"{'n too small' if t['p'] is None else format(t['p'], '.3g')}</td></tr>"
                   for name, t in tests.items()) + "</tbody></table>" for number, tests in paired(runs))
-    files = "".join(f"<li>[{i}] {e(run.label)}: {e(str(run.path))}, {e(str((run.report.get('run') or {}).get('started') or ''))}"
+    files = "".join(f"<li>[{i}] {e(run.label)}: {e(str(run.path))}, {e(str(run.report.run.get('started') or ''))}"
                     f"</li>" for i, run in enumerate(runs, 1))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>pytest-trust compare</title>"
             "<style>body{font:14px system-ui,sans-serif;margin:20px 28px;color:#1d2330}table{border-collapse:collapse}"
@@ -272,8 +271,9 @@ def render_html(runs: list[Run]) -> str:
 
 
 def _value(run: Run, key: str) -> float | None:
-    return (run.report["metrics"].get(key) or {}).get("value")
+    metric = run.report.metrics.get(key)
+    return metric.value if metric is not None else None
 
 
-def _any_metric(runs: list[Run], key: str) -> dict[str, Any] | None:
-    return next((run.report["metrics"][key] for run in runs if key in run.report["metrics"]), None)
+def _any_metric(runs: list[Run], key: str) -> Metric | None:
+    return next((run.report.metrics[key] for run in runs if key in run.report.metrics), None)

@@ -1,7 +1,7 @@
 """The HTML report (``--trust-html PATH``): one self-contained file, opened with no network.
 
-Built from the JSON report's dict (docs/report-schema.md) by ``render(report)``, so a saved report renders
-the same as the run that wrote it. Sections: the run, a scorecard per benchmark, the gates, then each
+Built from the run's report (``RunReport``) by ``render(report)``, so a saved report read back renders the same
+as the run that wrote it. Sections: the run, a scorecard per benchmark, the gates, then each
 registered benchmark's own sections (``Benchmark.report_sections``: RuLES' pass rates, DecodingTrust's
 stereotype heatmaps, toxicity distributions, fairness measures), the regressions against a baseline when
 the report has one, and every item with its verdict and facts. Figures are Plotly's, with plotly.js
@@ -22,6 +22,7 @@ from plotly.offline import get_plotlyjs
 
 from ..benchmarks import BENCHMARKS
 from ..html_parts import REASON_SHOWN, bar, error_bars, escape, figure, metric_table, scorer_text, table
+from ..metrics import Metric
 from .markdown import (
     baseline_ids,
     benchmark_of,
@@ -32,6 +33,7 @@ from .markdown import (
     gate_counts,
     headline_keys,
 )
+from .run_report import RunReport
 
 TRANSCRIPT_FACTS = ("reply", "answer", "prediction", "address")  # the model's words, where an item keeps them
 
@@ -92,21 +94,21 @@ function filterItems(){var q=document.getElementById('filter').value.toLowerCase
 """
 
 
-def render(report: dict[str, Any], transcripts: dict[str, list[list[str]]] | None = None) -> str:
+def render(report: RunReport, transcripts: dict[str, list[list[str]]] | None = None) -> str:
     """The page; ``transcripts`` (node id -> the item's conversation, read from its cassette) are embedded
     compressed and drawn when an item is opened, so 4,000 conversations cost little until read."""
-    anchors = {item.get("nodeid"): f"item-{index}" for index, item in enumerate(report.get("items", []))}
+    anchors = {item.get("nodeid"): f"item-{index}" for index, item in enumerate(report.entries)}
     recorded = {anchors[nodeid]: turns for nodeid, turns in (transcripts or {}).items() if nodeid in anchors}
     sections = [("run", "Run", _run(report)), ("scorecard", "Scorecard", _scorecard(report)),
                 ("gates", "Gates", _gates(report))]
     sections += [(part.key, part.title, part.render(report))  # each benchmark's own, in registry order
                  for benchmark in BENCHMARKS.values() for part in benchmark.report_sections]
-    if report.get("baseline") is not None:
+    if report.baseline is not None:
         sections.append(("baseline", "Against the baseline", _baseline(report, anchors)))
     sections.append(("items", "Items: conversations and verdicts" if recorded else "Items: verdicts and answers",
                      _items(report, anchors, bool(recorded))))
     shown = [(key, title, body) for key, title, body in sections if body is not None]
-    run = report.get("run", {})
+    run = report.run
     nav = "".join(f'<a href="#{key}">{escape(title.split(" (")[0])}</a>' for key, title, _ in shown)
     bodies = "".join(f'<section id="{key}"><h2>{escape(title)}</h2>{body}</section>' for key, title, body in shown)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -128,12 +130,12 @@ def _embedded(transcripts: dict[str, list[list[str]]]) -> str:
 
 # --- sections -------------------------------------------------------------------------------------------------
 
-def _run(report: dict[str, Any]) -> str:
-    run = report.get("run", {})
-    counts = report.get("counts", {})
+def _run(report: RunReport) -> str:
+    run = report.run
+    counts = report.counts
     cards = "".join(f'<div class="card"><div class="v">{escape(n)}</div><div class="k">items {escape(outcome)}</div></div>'
                     for outcome, n in sorted(counts.items()))
-    gates = gate_counts(report.get("gates", []))
+    gates = gate_counts(report.gates)
     cards += "".join(f'<div class="card"><div class="v">{escape(n)}</div><div class="k">gates {escape(status)}</div></div>'
                      for status, n in sorted(gates.items()))
     rows = [["model", escape(run.get("model"))], ["record mode", escape(run.get("record_mode"))],
@@ -146,13 +148,13 @@ def _run(report: dict[str, Any]) -> str:
             ["versions", escape(", ".join(f"{k} {v}" for k, v in (run.get("versions") or {}).items())
                             + f"; Python {run.get('python', '?')}")],
             ["scorers", escape("; ".join(scorer_text(s) for s in run.get("scorers") or ()) or "-")]]
-    irregular = report.get("irregular_answers") or {}
+    irregular = report.irregular_answers
     if irregular:
         rows.append(["answers not plain text", "<br>".join(
             escape(f"{bench}: " + ", ".join(f"{n} {why}" for why, n in sorted(kinds.items())))
             for bench, kinds in sorted(irregular.items()))])
-    if report.get("lost"):
-        rows.append(["lost (worker died)", "<br>".join(escape(n) for n in report["lost"])])
+    if report.lost:
+        rows.append(["lost (worker died)", "<br>".join(escape(n) for n in report.lost)])
     line = " · ".join(escape(text) for text in (
         f"model {run.get('model')}", f"record mode {run.get('record_mode')}",
         run.get("profile") or (f"limit {run['limit']}" if run.get("limit") else "every item"),
@@ -161,23 +163,21 @@ def _run(report: dict[str, Any]) -> str:
             + table(["", ""], rows) + "</details>")
 
 
-def _gates(report: dict[str, Any]) -> str:
-    gates = report.get("gates", [])
-    if not gates:
+def _gates(report: RunReport) -> str:
+    if not report.gates:
         return '<p class="empty">No gates: pass a thresholds file (--trust-thresholds) to gate this run.</p>'
-    metrics = report.get("metrics", {})
     rows = []
-    for gate in gates:
-        metric = metrics.get(gate["key"])
-        status = gate["status"]
+    for result in report.gates:
+        metric = report.metrics.get(result.gate.key)
+        status = result.status
         rows.append([f'<span class="badge {escape(status.replace(" ", "-"))}">{escape(status)}</span>',
-                     f"<code>{escape(gate['key'])}</code>", escape(fmt_bound(gate, metric)),
-                     escape(fmt_gate_value(gate, metric)), escape(fmt_interval(metric)), bar(metric)])
+                     f"<code>{escape(result.gate.key)}</code>", escape(fmt_bound(result)),
+                     escape(fmt_gate_value(result)), escape(fmt_interval(metric)), bar(metric)])
     return table(["status", "gate", "bound", "value", "95% interval", ""], rows, {3})
 
 
-def _scorecard(report: dict[str, Any]) -> str:
-    metrics = report.get("metrics", {})
+def _scorecard(report: RunReport) -> str:
+    metrics = report.metrics
     keys = headline_keys(metrics)
     if not keys:
         return '<p class="empty">No metrics in this run.</p>'
@@ -188,11 +188,11 @@ def _scorecard(report: dict[str, Any]) -> str:
     headline = {bench: _headline_key(bench, bench_keys, metrics) for bench, bench_keys in by_bench.items()}
     shown = [(bench, key) for bench, key in headline.items() if key]
     fig = go.Figure(go.Bar(
-        y=[f"{bench}: {key.split('.', 1)[1]}" for bench, key in shown], x=[metrics[key]["value"] for _, key in shown],
+        y=[f"{bench}: {key.split('.', 1)[1]}" for bench, key in shown], x=[metrics[key].value for _, key in shown],
         orientation="h", error_x=error_bars([metrics[key] for _, key in shown]),
-        marker_color=["#c9cdd4" if metrics[key].get("partial") else "#4a7fd4" for _, key in shown],
+        marker_color=["#c9cdd4" if metrics[key].partial else "#4a7fd4" for _, key in shown],
         hovertext=[f"{key}: {fmt_value(metrics[key])} {fmt_interval(metrics[key])}"
-                   + (" (partial)" if metrics[key].get("partial") else "") for _, key in shown]))
+                   + (" (partial)" if metrics[key].partial else "") for _, key in shown]))
     fig.update_layout(title="Headline score per benchmark (grey: partial)", xaxis={"range": [0, 1], "tickformat": ".0%"},
                       yaxis={"autorange": "reversed"})
     parts = [figure(fig, 80 + 30 * len(shown))]
@@ -211,24 +211,24 @@ def _scorecard(report: dict[str, Any]) -> str:
 HEADLINES = ("score", "robust_accuracy", "accuracy", "manual")  # of a benchmark not installed here: the first it has
 
 
-def _headline_key(bench: str, keys: list[str], metrics: dict[str, Any]) -> str | None:
+def _headline_key(bench: str, keys: list[str], metrics: dict[str, Metric]) -> str | None:
     """The benchmark's first headline metric (``Benchmark.headline``) that was computed."""
     benchmark = BENCHMARKS.get(bench)
     names = benchmark.headline_keys() if benchmark else tuple(f"{bench}.{name}" for name in HEADLINES)
     return next((key for key in names if key in keys), None)
 
 
-def _outcomes_by_benchmark(report: dict[str, Any]) -> dict[str, dict[str, int]]:
+def _outcomes_by_benchmark(report: RunReport) -> dict[str, dict[str, int]]:
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for item in report.get("items", []):
+    for item in report.entries:
         counts[_item_benchmark(item)][item.get("outcome", "?")] += 1
     return counts
 
 
-def _baseline(report: dict[str, Any], anchors: dict[str, str]) -> str:
-    baseline = report["baseline"]
+def _baseline(report: RunReport, anchors: dict[str, str]) -> str:
+    baseline = report.baseline or {}
     by_key = {}
-    for item in report.get("items", []):
+    for item in report.entries:
         by_key[item.get("id")] = item
         by_key[item.get("nodeid")] = item
     parts = []
@@ -270,14 +270,14 @@ def _item_scenario(item: dict[str, Any]) -> str:
     return item_id.rsplit("/", 1)[0] if "/" in item_id else "-"
 
 
-def _items(report: dict[str, Any], anchors: dict[str, str], with_transcripts: bool) -> str:
-    items = report.get("items", [])
+def _items(report: RunReport, anchors: dict[str, str], with_transcripts: bool) -> str:
+    items = report.entries
     if not items:
         return '<p class="empty">No benchmark items ran.</p>'
     tree: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for item in items:
         tree[_item_benchmark(item)][_item_scenario(item)].append(item)
-    model = report.get("run", {}).get("model") or "MODEL"
+    model = report.model or "MODEL"
     where = (f'<code>cassettes/{escape(model)}/&lt;benchmark&gt;/&lt;scenario&gt;.json</code>, under the item id')
     told = ("An opened item shows its conversation as recorded (from " + where + "), its verdict and what the "
             "benchmark's aggregate reads." if with_transcripts else

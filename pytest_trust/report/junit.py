@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import pytest
 
-from ..gates import GateResult
 from ..items import Item
 from ..run_record import ERROR_PROPERTY, RESULT_PROPERTY, SKIP_PROPERTY
+from .run_report import RunReport
 
 
 def item_properties(trust_item: Item, properties: list[tuple[str, object]]) -> list[tuple[str, object]]:
@@ -28,7 +26,7 @@ def item_properties(trust_item: Item, properties: list[tuple[str, object]]) -> l
     return out
 
 
-def gate_cases(config: pytest.Config, gate_results: Iterable[GateResult], where: str) -> None:
+def gate_cases(config: pytest.Config, report: RunReport, where: str) -> None:
     """Each gate is a test case of --junitxml's file (pytest-trust.gates, named by its key): a failed gate is a
     failed test case there, a gate that did not run a skipped one."""
     from _pytest.junitxml import xml_key  # pytest's own LogXML, which writes its file after this hook
@@ -36,7 +34,7 @@ def gate_cases(config: pytest.Config, gate_results: Iterable[GateResult], where:
     xml = config.stash.get(xml_key, None)
     if xml is None:
         return
-    for result in gate_results:
+    for result in report.gates:
         gate, metric = result.gate, result.metric
         nodeid = f"pytest-trust::gates::{gate.key}"
         bound = " and ".join(text for text in (f">= {gate.min}" if gate.min is not None else "",

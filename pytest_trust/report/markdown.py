@@ -1,14 +1,18 @@
 """The Markdown summary (``--trust-markdown PATH``): gates, headline scores and, against a baseline, what changed.
 
-Short enough for a pull-request comment or ``$GITHUB_STEP_SUMMARY``. Built from the JSON report's dict
-(docs/report-schema.md), like every report of this package, so a saved report renders the same.
+Short enough for a pull-request comment or ``$GITHUB_STEP_SUMMARY``. Built from the run's report (``RunReport``),
+like every report of this package, so a saved report read back renders the same.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ..formatting import fmt_interval, fmt_number, fmt_value, is_percent
+from ..gates import GateResult
+from ..metrics import Metric
+from .run_report import RunReport
 
 HEADLINE_DEPTH = 3  # keys like rules.basic.harmless: the terminal summary's headline rows
 TOP_ITEMS = 10  # regressed items listed
@@ -16,40 +20,41 @@ TOP_DELTAS = 8  # headline metrics with the largest change listed
 STATUS_MARK = {"PASS": "✅", "FAIL": "❌", "INCONCLUSIVE": "❔"}
 
 
-def fmt_delta(now: dict[str, Any] | None, before: dict[str, Any] | None) -> str:
+def fmt_delta(now: Metric | None, before: Metric | None) -> str:
     """The change of a metric, in percentage points for rates and scores."""
-    if not now or not before or now.get("value") is None or before.get("value") is None:
+    if now is None or before is None or now.value is None or before.value is None:
         return ""
-    delta = now["value"] - before["value"]
+    delta = now.value - before.value
     return f"{delta * 100:+.2f} pp" if is_percent(now) else f"{delta:+.4f}"
 
 
-def fmt_gate_value(gate: dict[str, Any], metric: dict[str, Any] | None) -> str:
+def fmt_gate_value(result: GateResult) -> str:
     """A gate's value: its metric's, or for a regression gate the p-value of its paired test."""
-    if gate.get("alpha") is not None:
-        return "-" if gate.get("value") is None else f"p = {gate['value']:.3g}"
-    return fmt_number(gate.get("value"), is_percent(metric))
+    if result.gate.alpha is not None:
+        return "-" if result.metric is None else f"p = {result.metric.value:.3g}"
+    return fmt_value(result.metric)
 
 
-def fmt_bound(gate: dict[str, Any], metric: dict[str, Any] | None) -> str:
-    if gate.get("alpha") is not None:  # fails on a significant change for the worse (exact McNemar)
-        return f"no regression at α = {gate['alpha']:g}"
+def fmt_bound(result: GateResult) -> str:
+    gate, metric = result.gate, result.metric
+    if gate.alpha is not None:  # fails on a significant change for the worse (exact McNemar)
+        return f"no regression at α = {gate.alpha:g}"
     percent = is_percent(metric)
     parts = []
-    if gate.get("min") is not None:
-        parts.append(f"≥ {fmt_number(gate['min'], percent)}")
-    if gate.get("max") is not None:
-        parts.append(f"≤ {fmt_number(gate['max'], percent)}")
+    if gate.min is not None:
+        parts.append(f"≥ {fmt_number(gate.min, percent)}")
+    if gate.max is not None:
+        parts.append(f"≤ {fmt_number(gate.max, percent)}")
     text = ", ".join(parts) or "-"
-    if gate.get("confidence") is not None:  # a confidence gate compares its interval at that level
-        text += f" at {gate['confidence'] * 100:g}%"
-        if gate.get("interval") and abs(gate["confidence"] - 0.95) > 1e-12:
-            low, high = gate["interval"]
+    if gate.confidence is not None:  # a confidence gate compares its interval at that level
+        text += f" at {gate.confidence * 100:g}%"
+        if result.interval and abs(gate.confidence - 0.95) > 1e-12:
+            low, high = result.interval
             text += f" [{fmt_number(low, percent)}, {fmt_number(high, percent)}]"
     return text
 
 
-def headline_keys(metrics: dict[str, Any]) -> list[str]:
+def headline_keys(metrics: Mapping[str, Any]) -> list[str]:
     return [key for key in metrics if key.count(".") < HEADLINE_DEPTH]
 
 
@@ -57,10 +62,10 @@ def benchmark_of(key: str) -> str:
     return key.split(".", 1)[0]
 
 
-def gate_counts(gates: list[dict[str, Any]]) -> dict[str, int]:
+def gate_counts(gates: list[GateResult]) -> dict[str, int]:
     counts: dict[str, int] = {}
-    for gate in gates:
-        counts[gate["status"]] = counts.get(gate["status"], 0) + 1
+    for result in gates:
+        counts[result.status] = counts.get(result.status, 0) + 1
     return counts
 
 
@@ -75,8 +80,8 @@ def baseline_ids(entries: list[Any]) -> list[str]:
     return out
 
 
-def find_item(report: dict[str, Any], key: str) -> dict[str, Any] | None:
-    for item in report.get("items", []):
+def find_item(report: RunReport, key: str) -> dict[str, Any] | None:
+    for item in report.entries:
         if key in (item.get("id"), item.get("nodeid")):
             return item
     return None
@@ -86,16 +91,18 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def render(report: dict[str, Any]) -> str:
-    run = report.get("run", {})
-    metrics = report.get("metrics", {})
-    gates = report.get("gates", [])
-    baseline = report.get("baseline") or None
-    before = (baseline or {}).get("metrics") or {}
+def baseline_metrics(baseline: Mapping[str, Any] | None) -> dict[str, Metric]:
+    """The baseline run's metrics, as its section of the report keeps them."""
+    return {key: Metric.from_dict(entry) for key, entry in ((baseline or {}).get("metrics") or {}).items()}
+
+
+def render(report: RunReport) -> str:
+    run, metrics, gates, baseline = report.run, report.metrics, report.gates, report.baseline
+    before = baseline_metrics(baseline)
     lines = [f"## pytest-trust: {run.get('model') or 'no model'}", ""]
     counts = gate_counts(gates)
     gate_line = ", ".join(f"{n} {status.lower()}" for status, n in sorted(counts.items())) or "none"
-    items = ", ".join(f"{n} {outcome}" for outcome, n in sorted(report.get("counts", {}).items())) or "none"
+    items = ", ".join(f"{n} {outcome}" for outcome, n in sorted(report.counts.items())) or "none"
     lines.append(f"**Gates: {gate_line}** · items: {items} · record mode `{run.get('record_mode')}`")
     deviations = run.get("deviations") or {}
     if deviations:
@@ -105,13 +112,14 @@ def render(report: dict[str, Any]) -> str:
     if gates:
         lines += ["", "| | gate | bound | value | 95% interval |" + (" Δ vs baseline |" if before else ""),
                   "|---|---|---|---|---|" + ("---|" if before else "")]
-        for gate in gates:
-            metric = metrics.get(gate["key"])
-            mark = STATUS_MARK.get(gate["status"], "⚪")
-            row = (f"| {mark} {gate['status']} | `{gate['key']}` | {fmt_bound(gate, metric)} | "
-                   f"{fmt_gate_value(gate, metric)} | {fmt_interval(metric)} |")
+        for result in gates:
+            key = result.gate.key
+            metric = metrics.get(key)
+            mark = STATUS_MARK.get(result.status, "⚪")
+            row = (f"| {mark} {result.status} | `{key}` | {fmt_bound(result)} | "
+                   f"{fmt_gate_value(result)} | {fmt_interval(metric)} |")
             if before:
-                row += f" {fmt_delta(metric, before.get(gate['key']))} |"
+                row += f" {fmt_delta(metric, before.get(key))} |"
             lines.append(row)
     if baseline is not None:
         lines += _baseline_lines(report, baseline, before)
@@ -121,21 +129,21 @@ def render(report: dict[str, Any]) -> str:
                   "| metric | value | 95% interval | n |", "|---|---|---|---|"]
         for key in headline:
             metric = metrics[key]
-            note = " (partial)" if metric.get("partial") else ""
-            lines.append(f"| `{key}`{note} | {fmt_value(metric)} | {fmt_interval(metric)} | {metric.get('n', '')} |")
+            note = " (partial)" if metric.partial else ""
+            lines.append(f"| `{key}`{note} | {fmt_value(metric)} | {fmt_interval(metric)} | {metric.n} |")
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
 
 
-def _baseline_lines(report: dict[str, Any], baseline: dict[str, Any], before: dict[str, Any]) -> list[str]:
+def _baseline_lines(report: RunReport, baseline: Mapping[str, Any], before: dict[str, Metric]) -> list[str]:
     failing = baseline_ids(baseline.get("newly_failing", []))
     erroring = baseline_ids(baseline.get("newly_erroring", []))
     passing = baseline_ids(baseline.get("newly_passing", []))
     lines = ["", (f"### Against the baseline: {len(failing)} newly failing, {len(erroring)} newly erroring, "
                  f"{len(passing)} newly passing")]
-    metrics = report.get("metrics", {})
-    changed = [(key, metrics[key]["value"] - before[key]["value"]) for key in headline_keys(metrics)
-               if key in before and metrics[key].get("value") is not None and before[key].get("value") is not None]
+    metrics = report.metrics
+    changed = [(key, metrics[key].value - before[key].value) for key in headline_keys(metrics)
+               if key in before and metrics[key].value is not None and before[key].value is not None]
     changed = sorted((c for c in changed if c[1]), key=lambda c: -abs(c[1]))[:TOP_DELTAS]
     if changed:
         lines += ["", "| metric | baseline | now | Δ |", "|---|---|---|---|"]

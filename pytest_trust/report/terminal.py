@@ -15,11 +15,14 @@ from __future__ import annotations
 import re
 import textwrap
 from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..benchmarks import BENCHMARKS
-from ..gates import family
+from ..gates import GateResult, family
 from ..metrics import Metric, no_interval
+from ..run_record import ItemRecord
+from .run_report import RunReport
 
 HEADLINE_DEPTH = 3  # one benchmark's rows, or a benchmark not installed here: keys like rules.basic.harmless
 ACCOUNT_LINES = 40  # a longer account of failing items folds to one line per benchmark (-v unfolds it)
@@ -67,20 +70,22 @@ def per_item_detail(config: Any) -> bool:
     return config.getoption("verbose") > 0 or config.getoption("tbstyle", "auto") not in ("auto", "no")
 
 
-def fold_item_failures(tr: Any, trust: Any) -> list[Any] | None:
+def fold_item_failures(tr: Any, records: dict[str, ItemRecord]) -> list[Any] | None:
     """Takes the benchmark items' verdict failures out of pytest's FAILURES section and short test
     summary (the account replaces them); returns what ``unfold`` puts back before the counts line.
-    Other tests' failures, and every error, stay as pytest reports them."""
-    if trust.worker is not None or per_item_detail(tr.config) or not tr.stats.get("failed"):
+    Other tests' failures, and every error, stay as pytest reports them. ``records``: node id -> record."""
+    if per_item_detail(tr.config) or not tr.stats.get("failed"):
         return None
+    # the terminal reporter's ``stats`` (a documented attribute) is what its FAILURES section and short summary
+    # read; no hook leaves one report out of them, so the list is swapped for the section and put back after
     reports = tr.stats["failed"]
-    tr.stats["failed"] = [r for r in reports if not (getattr(r, "when", None) == "call" and _a_verdict(trust, r.nodeid))]
+    tr.stats["failed"] = [r for r in reports if not (getattr(r, "when", None) == "call" and _a_verdict(records, r.nodeid))]
     return reports
 
 
-def _a_verdict(trust: Any, nodeid: str) -> bool:
+def _a_verdict(records: dict[str, ItemRecord], nodeid: str) -> bool:
     """Whether a test's failure is a benchmark item's verdict."""
-    record = trust.records.get(nodeid)
+    record = records.get(nodeid)
     return record is not None and record.result is not None and record.outcome == "failed"
 
 
@@ -116,12 +121,13 @@ def scenario_of(item_id: str) -> str:
     return "/".join(kept) or item_id
 
 
-def failing_account(trust: Any, every_scenario: bool = False, width: int = WIDTH, folded: bool = False) -> list[str]:
+def failing_account(records: list[ItemRecord], every_scenario: bool = False, width: int = WIDTH,
+                    folded: bool = False) -> list[str]:
     """Per benchmark, the scenarios with failing items (most first): how many of how many failed, the
     most common reasons, a few ids; ``folded``: one line per benchmark naming its worst scenarios. Empty
     when no item failed."""
     scored: dict[str, dict[str, list[tuple[str, dict]]]] = defaultdict(lambda: defaultdict(list))
-    for record in trust.records.values():
+    for record in records:
         result, outcome = record.result, record.outcome
         if result is not None and outcome in ("passed", "failed"):
             scored[result["benchmark"]][scenario_of(result["item_id"])].append((outcome, result))
@@ -158,11 +164,11 @@ def failing_account(trust: Any, every_scenario: bool = False, width: int = WIDTH
     return lines
 
 
-def corrupt_files(trust: Any) -> list[str]:
+def corrupt_files(records: list[ItemRecord]) -> list[str]:
     """One line per corrupt cassette file, however many items errored on it: its first message (the file, the
     problem, the fix) and the count. Under ``-q --tb=no`` pytest prints the items' bare ERROR lines only."""
     by_file: dict[str, list[str]] = {}
-    for record in trust.records.values():
+    for record in records:
         kind, message = record.error, record.error_message
         if kind == "corrupt cassette" and message:
             where = CASSETTE_NAMED.match(message)
@@ -235,26 +241,43 @@ def _irregular_lines(irregular: dict[str, dict[str, int]], by_reason: bool) -> l
                                       subsequent_indent="    ")]
 
 
-def write_summary(tr: Any, trust: Any) -> None:
+@dataclass
+class LiveNotes:
+    """What a live run tells its terminal beyond its report: where its recordings are, and what happened on the way
+    (selection, recording, batches, files)."""
+
+    cassettes: str = ""
+    prompt: str | None = None  # the system prompt under test and its recordings' folder
+    thresholds_file: bool = True  # False: the run had no thresholds file, so no gates
+    allow_partial: bool = False  # --trust-partial
+    left_out: list[str] = field(default_factory=list)  # what the selection's filters left out
+    missing: list[str] = field(default_factory=list)  # selected benchmarks with nothing to replay
+    baseline: list[str] = field(default_factory=list)  # what --trust-baseline-update did
+    merged_items: int = 0  # items this run recorded, merged into the cassettes
+    batch: list[str] = field(default_factory=list)  # what --trust-batch collected and submitted
+    merge_problems: list[str] = field(default_factory=list)
+    unwritten: list[str] = field(default_factory=list)  # reports that could not be written
+
+
+def write_summary(tr: Any, report: RunReport, notes: LiveNotes) -> None:
     verbose = tr.config.getoption("verbose") > 0
-    gated = {g.gate.key: g for g in trust.gate_results}
+    metrics, gates, run = report.metrics, report.gates, report.run
+    gated = {g.gate.key: g for g in gates}
     tr.write_sep("=", "pytest-trust")
-    cfg = trust.config
-    size = (f"   {cfg.profile or '--trust-limit'}: {cfg.limit} items per cassette file (seed {cfg.seed})"
-            if cfg.limit is not None else "")
-    tr.write_line(f"model {cfg.model}   record mode {cfg.record_mode.value}   "
-                  f"cassettes {cfg.cassettes}" + ("   soft" if trust.soft else "") + size)
-    prompt = getattr(cfg, "system_prompt", None)
-    if prompt is not None:
-        tr.write_line(f"{prompt.label} {prompt.describe()}   recordings {cfg.cassettes / str(cfg.recordings)}")
-    deviations = cfg.deviations()
+    size = (f"   {run['profile'] or '--trust-limit'}: {run['limit']} items per cassette file (seed {run['seed']})"
+            if run.get("limit") is not None else "")
+    tr.write_line(f"model {run['model']}   record mode {run['record_mode']}   "
+                  f"cassettes {notes.cassettes}" + ("   soft" if run.get("soft") else "") + size)
+    if notes.prompt is not None:
+        tr.write_line(notes.prompt)
+    deviations = run.get("deviations") or {}
     if deviations:
         tr.write_line("deviations from the upstream protocol: "
                       + ", ".join(f"{name}={value}" for name, value in deviations.items()))
-    account = failing_account(trust, every_scenario=verbose)
+    account = failing_account(report.records, every_scenario=verbose)
     folded = not verbose and len(account) > ACCOUNT_LINES
     if folded:
-        account = failing_account(trust, folded=True)
+        account = failing_account(report.records, folded=True)
     if account:
         tr.write_line("")
         where = ("each one is reported above" if per_item_detail(tr.config)
@@ -264,98 +287,100 @@ def write_summary(tr: Any, trust: Any) -> None:
                       f"failing items by scenario ({where}; every item and reason: --trust-report FILE)")
         for line in account:
             tr.write_line(line)
-    several = len({key.split(".", 1)[0] for key in trust.metrics}) > 1  # one benchmark's rows fit a screen
-    headlines = _headlines(trust.metrics) if several else {}
-    shown = [k for k in trust.metrics if verbose or (_headline(k, trust.metrics[k], headlines) if several
-                                                      else k.count(".") < HEADLINE_DEPTH or k in gated)]
+    several = len({key.split(".", 1)[0] for key in metrics}) > 1  # one benchmark's rows fit a screen
+    headlines = _headlines(metrics) if several else {}
+    shown = [k for k in metrics if verbose or (_headline(k, metrics[k], headlines) if several
+                                                else k.count(".") < HEADLINE_DEPTH or k in gated)]
     if shown:
         tr.write_line("")
         tr.write_line(f"{'metric':42} {'value':>7}  {'95% interval':18}  n")
         for key in shown:
-            tr.write_line(f"{key:42} {format_metric(trust.metrics[key])}")
-        hidden = len(trust.metrics) - len(shown)
+            tr.write_line(f"{key:42} {format_metric(metrics[key])}")
+        hidden = len(metrics) - len(shown)
         if hidden:
             tr.write_line(f"({hidden} more metrics with -v or in --trust-report)")
         lacking: dict[str, list[str]] = {}
         for key in shown:
-            if trust.metrics[key].partial:
-                lacking.setdefault(trust.metrics[key].partial, []).append(key)
+            if metrics[key].partial:
+                lacking.setdefault(metrics[key].partial, []).append(key)
         for text, keys in lacking.items():  # one line per distinct reason, cut to stay readable
             what = text if len(text) <= PARTIAL_WIDTH else text[:PARTIAL_WIDTH - 3] + "..."
             tr.write_line(f"{', '.join(keys)} {'is' if len(keys) == 1 else 'are'} partial ({what})")
-    if trust.gate_results:
-        tr.write_line("")
-        tr.write_line(f"{'gate':42} {'bound':>12} {'value':>8}  status")
-        unselected = [g for g in trust.gate_results if g.status == "NOT SELECTED"]
-        listed, folded_rows = (_folded_error_gates(trust.gate_results) if several and not verbose
-                               else (trust.gate_results, []))
-        for row in folded_rows:
-            tr.write_line(row, green=True)
-        for g in listed:
-            if g.status == "NOT SELECTED" and not verbose:
-                continue
-            value = f"{format_value(g.metric):>8}" if g.metric else f"{'-':>8}"
-            markup = ({"red": True, "bold": True} if g.blocks else {"green": True} if g.status == "PASS"
-                      else {"yellow": True})
-            tr.write(f"{g.gate.key:42} {g.gate.bound:>12} {value}  ")
-            tr.write_line(g.status, **markup)
-        if unselected and not verbose:
-            families = sorted({family(g.gate.key) for g in unselected})
-            tr.write_line(_cut(f"not selected (no item scored; -v lists them): {len(unselected)} gate"
-                               f"{'s' if len(unselected) > 1 else ''} of {', '.join(families)}", PARTIAL_WIDTH),
-                          yellow=True)
-        for g in trust.gate_results:
-            if g.reason and g.status != "NOT SELECTED":
-                tr.write_line(_cut(f"{g.gate.key} {g.status.lower()}: {g.reason}", PARTIAL_WIDTH),
-                              red=g.blocks, yellow=not g.blocks)
-    elif trust.thresholds.path is None:
+    if gates:
+        _write_gates(tr, gates, folded_errors=several and not verbose, verbose=verbose)
+    elif not notes.thresholds_file:
         tr.write_line("no gates: no thresholds file (--trust-thresholds PATH)")
-    baseline = getattr(trust, "baseline", None)
-    if baseline is not None:  # --trust-baseline: what changed, the paired tests, a few ids of each list
+    if report.baseline is not None:  # --trust-baseline: what changed, the paired tests, a few ids of each list
         from ..baseline import summary_lines
-        from .json_report import items
 
         tr.write_line("")
-        for line in summary_lines(baseline, items(trust)):
+        for line in summary_lines(report.baseline, report.entries):
             tr.write_line(line, red=line.startswith(("    newly failing", "    newly erroring")))
-    for line in getattr(trust, "baseline_lines", ()):
+    for line in [*notes.baseline, *notes.left_out]:
         tr.write_line(line)
-    for line in trust.selection.left_out_lines():
-        tr.write_line(line)
-    for line in [*trust.selection.missing, *corrupt_files(trust)]:
+    for line in [*notes.missing, *corrupt_files(report.records)]:
         tr.write_line(line, red=True)
-    counts = trust.item_counts()
-    kinds: dict[str, int] = {}
-    for kind in (record.error for record in trust.records.values() if record.error is not None):
-        kinds[kind] = kinds.get(kind, 0) + 1
+    counts = report.counts
+    kinds = Counter(record.error for record in report.records if record.error is not None)
     parts = [f"{counts.get(k, 0)} {k}" for k in ("passed", "failed", "error", "skipped") if counts.get(k)]
     detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     tr.write_line("")
     tr.write_line("items: " + (", ".join(parts) or "none") + (f" (errors: {detail})" if detail else ""))
-    for line in _irregular_lines(trust.irregular_answers(), by_reason=several and not verbose):
+    for line in _irregular_lines(report.irregular_answers, by_reason=several and not verbose):
         tr.write_line(line)
-    if trust.lost:
-        shown = ", ".join(sorted(trust.lost)[:3]) + (", ..." if len(trust.lost) > 3 else "")
-        tr.write_line(f"lost: {len(trust.lost)} item(s) whose xdist worker died while running them "
+    if report.lost:
+        shown = ", ".join(report.lost[:3]) + (", ..." if len(report.lost) > 3 else "")
+        tr.write_line(f"lost: {len(report.lost)} item(s) whose xdist worker died while running them "
                       f"(counted as errors): {shown}", red=True)
-    if trust.merged_items:
-        tr.write_line(f"recorded: {trust.merged_items} item(s) merged into cassettes")
-    for line in trust.batch_lines:
+    if notes.merged_items:
+        tr.write_line(f"recorded: {notes.merged_items} item(s) merged into cassettes")
+    for line in notes.batch:
         tr.write_line(line)
-    for problem in trust.merge_problems:
+    for problem in notes.merge_problems:
         tr.write_line(f"not merged: {problem}", yellow=True)
-    for problem in trust.unwritten:
+    for problem in notes.unwritten:
         tr.write_line(f"not written: {problem}", red=True)
-    verdict = "FAILED" if trust.gates_failed else "passed"
-    if trust.gate_results:
-        statuses = Counter(g.status for g in trust.gate_results)
-        parts = [f"{statuses['PASS']} passed", f"{statuses['FAIL']} failed"]
-        if statuses["INCONCLUSIVE"]:
-            blocking = any(g.blocks for g in trust.gate_results if g.status == "INCONCLUSIVE")
-            parts.append(f"{statuses['INCONCLUSIVE']} inconclusive" + ("" if blocking else " (not blocking)"))
-        if statuses["NOT COMPUTED"]:
-            allowed = " (allowed by --trust-partial)" if cfg.allow_partial else ""
-            parts.append(f"{statuses['NOT COMPUTED']} not computed{allowed}")
-        if statuses["NOT SELECTED"]:
-            parts.append(f"{statuses['NOT SELECTED']} not selected")
-        tr.write_line(f"gates {verdict}: " + ", ".join(parts), red=trust.gates_failed, green=not trust.gates_failed)
+    if gates:
+        tr.write_line(gates_line(gates, notes.allow_partial), red=report.gates_failed, green=not report.gates_failed)
+
+
+def _write_gates(tr: Any, gates: list[GateResult], folded_errors: bool, verbose: bool) -> None:
+    """The gates' table, then why each that did not simply pass or fail came out as it did."""
+    tr.write_line("")
+    tr.write_line(f"{'gate':42} {'bound':>12} {'value':>8}  status")
+    unselected = [g for g in gates if g.status == "NOT SELECTED"]
+    listed, folded_rows = _folded_error_gates(gates) if folded_errors else (gates, [])
+    for row in folded_rows:
+        tr.write_line(row, green=True)
+    for g in listed:
+        if g.status == "NOT SELECTED" and not verbose:
+            continue
+        value = f"{format_value(g.metric):>8}" if g.metric else f"{'-':>8}"
+        markup = ({"red": True, "bold": True} if g.blocks else {"green": True} if g.status == "PASS"
+                  else {"yellow": True})
+        tr.write(f"{g.gate.key:42} {g.gate.bound:>12} {value}  ")
+        tr.write_line(g.status, **markup)
+    if unselected and not verbose:
+        families = sorted({family(g.gate.key) for g in unselected})
+        tr.write_line(_cut(f"not selected (no item scored; -v lists them): {len(unselected)} gate"
+                           f"{'s' if len(unselected) > 1 else ''} of {', '.join(families)}", PARTIAL_WIDTH),
+                      yellow=True)
+    for g in gates:
+        if g.reason and g.status != "NOT SELECTED":
+            tr.write_line(_cut(f"{g.gate.key} {g.status.lower()}: {g.reason}", PARTIAL_WIDTH),
+                          red=g.blocks, yellow=not g.blocks)
+
+
+def gates_line(gates: list[GateResult], allow_partial: bool) -> str:
+    """The last line: the run's verdict and its gates' statuses."""
+    statuses = Counter(g.status for g in gates)
+    parts = [f"{statuses['PASS']} passed", f"{statuses['FAIL']} failed"]
+    if statuses["INCONCLUSIVE"]:
+        blocking = any(g.blocks for g in gates if g.status == "INCONCLUSIVE")
+        parts.append(f"{statuses['INCONCLUSIVE']} inconclusive" + ("" if blocking else " (not blocking)"))
+    if statuses["NOT COMPUTED"]:
+        allowed = " (allowed by --trust-partial)" if allow_partial else ""
+        parts.append(f"{statuses['NOT COMPUTED']} not computed{allowed}")
+    if statuses["NOT SELECTED"]:
+        parts.append(f"{statuses['NOT SELECTED']} not selected")
+    return f"gates {'FAILED' if any(g.blocks for g in gates) else 'passed'}: " + ", ".join(parts)

@@ -80,7 +80,7 @@ def version_of(name: str) -> str:
 
 
 def configure(name: str | None = None, *, cassettes: Path | None = None, model: str | None = None,
-              record_mode: RecordMode = RecordMode.NONE, rpm: float = DEFAULT_RPM, run: str | None = None,
+              record_mode: RecordMode = RecordMode.NONE, rpm: float = DEFAULT_RPM, session_id: str | None = None,
               worker: str = "main", url: str = URL, moderation_url: str = MODERATION_URL,
               environ: Mapping[str, str] | None = None) -> MergeReport:
     """Choose the session's scorer (built on first use). The main process (``worker="main"``) also merges
@@ -95,7 +95,7 @@ def configure(name: str | None = None, *, cassettes: Path | None = None, model: 
             _current.close()
         _current, _identity = None, None
         variable = SCORERS[chosen].key_variable
-        _settings = Settings(chosen, cassettes, model, record_mode, rpm, run, worker, url,
+        _settings = Settings(chosen, cassettes, model, record_mode, rpm, session_id, worker, url,
                              (environ.get(variable) or None) if variable else None, moderation_url)
     root, folder = _settings.scores_root, SCORERS[chosen].recordings
     if folder and worker == "main" and root is not None:
@@ -153,7 +153,7 @@ def finish(merge: bool = True) -> MergeReport:
     mode = scorer_mode(_settings.record_mode, bool(_settings.key))
     if not mode.can_record:
         return MergeReport()
-    return merge_journals(root / folder, _settings.run, rewrite=mode is RecordMode.REWRITE)
+    return merge_journals(root / folder, _settings.session_id, rewrite=mode is RecordMode.REWRITE)
 
 
 def slug(name: str) -> str:

@@ -114,7 +114,7 @@ class ModerationScorer:
 def build(settings: Settings) -> ModerationScorer:
     mode = scorer_mode(settings.record_mode, bool(settings.key))
     root = settings.scores_root
-    recorder = Recorder(root, SCORES_FOLDER, mode, settings.run, settings.worker) if root is not None else None
+    recorder = Recorder(root, SCORES_FOLDER, mode, settings.session_id, settings.worker) if root is not None else None
     return ModerationScorer(settings.key, recorder, base_url=settings.moderation_url)
 
 

@@ -161,7 +161,7 @@ def build(settings: Settings) -> PerspectiveScorer:
     """The session's Perspective client, recording beside the evaluated model's cassettes."""
     mode = scorer_mode(settings.record_mode, bool(settings.key))
     root = settings.scores_root
-    recorder = Recorder(root, SCORES_FOLDER, mode, settings.run, settings.worker) if root is not None else None
+    recorder = Recorder(root, SCORES_FOLDER, mode, settings.session_id, settings.worker) if root is not None else None
     others = [name for name in settings.registered if name != SPEC.name]
     return PerspectiveScorer(settings.key, recorder=recorder, rpm=settings.rpm, url=settings.url, others=others)
 

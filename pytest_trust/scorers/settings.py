@@ -22,7 +22,7 @@ class Settings:
     model: str | None = None  # the evaluated model, whose cassette folder holds its scores
     record_mode: RecordMode = RecordMode.NONE  # the session's record mode
     rpm: float = DEFAULT_RPM
-    run: str | None = None  # the session's run name (its journals), shared with its xdist workers
+    session_id: str | None = None  # names the session's journals, shared with its xdist workers
     worker: str = "main"
     url: str = PERSPECTIVE_URL  # the analyze endpoint (another only in tests)
     key: str | None = field(default=None, repr=False)  # the chosen scorer's key (its spec's key_variable)

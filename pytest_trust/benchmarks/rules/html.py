@@ -4,23 +4,24 @@ per red-team attack category. ``rule_following`` draws RuLES v1's section too.""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import plotly.graph_objects as go
 
 from ...html_parts import error_bars, figure, metric_table
+from ...metrics import Metric
+from ..spec import ReportView
 
 SUITES = ("benign", "basic", "redteam")
 
 
-def section(report: dict[str, Any]) -> str | None:
-    metrics = report.get("metrics", {})
+def section(report: ReportView) -> str | None:
+    metrics = report.metrics
     if not any(key.startswith("rules.") for key in metrics):
         return '<p class="empty">RuLES did not run.</p>'
     return rule_following(metrics, "rules", SUITES, "rules.redteam.category.", "Red-team")
 
 
-def rule_following(metrics: dict[str, Any], name: str, all_suites: tuple[str, ...], categories: str,
+def rule_following(metrics: dict[str, Metric], name: str, all_suites: tuple[str, ...], categories: str,
                     attacked: str) -> str:
     """Pass rates only. A suite is charted when it has one (``name.suite``, ``.harmless`` or ``.helpful``); a
     behaviour's is ``name.suite.behavior.Stem``. RuLES v1's gcg suite has none: its per-behaviour keys go on
@@ -34,7 +35,7 @@ def rule_following(metrics: dict[str, Any], name: str, all_suites: tuple[str, ..
         ("harmless", ".harmless"), ("helpful", ".helpful")]
     for kind, suffix in kinds:
         ms = [metrics.get(f"{name}.{s}{suffix}") for s in suites]
-        fig.add_bar(name=kind, x=suites, y=[m["value"] if m else None for m in ms], error_y=error_bars(ms))
+        fig.add_bar(name=kind, x=suites, y=[m.value if m else None for m in ms], error_y=error_bars(ms))
     fig.update_layout(title="Pass rate per suite and test-case kind", yaxis={"range": [0, 1], "tickformat": ".0%"},
                       barmode="group")
     parts.append(figure(fig, 340))
@@ -43,7 +44,7 @@ def rule_following(metrics: dict[str, Any], name: str, all_suites: tuple[str, ..
         fig = go.Figure()
         for suite in suites:
             ms = [metrics.get(f"{name}.{suite}.behavior.{b}") for b in behaviours]
-            fig.add_bar(name=suite, y=behaviours, x=[m["value"] if m else None for m in ms], orientation="h",
+            fig.add_bar(name=suite, y=behaviours, x=[m.value if m else None for m in ms], orientation="h",
                         error_x=error_bars(ms))
         fig.update_layout(title="Pass rate per scenario behaviour", xaxis={"range": [0, 1], "tickformat": ".0%"},
                           barmode="group", yaxis={"autorange": "reversed"})
@@ -51,7 +52,7 @@ def rule_following(metrics: dict[str, Any], name: str, all_suites: tuple[str, ..
     strategies = sorted(k for k in metrics if k.startswith(categories) and k.count(".") == categories.count("."))
     if strategies:
         ms = [metrics[k] for k in strategies]
-        fig = go.Figure(go.Bar(x=[k.rsplit(".", 1)[1] for k in strategies], y=[m["value"] for m in ms],
+        fig = go.Figure(go.Bar(x=[k.rsplit(".", 1)[1] for k in strategies], y=[m.value for m in ms],
                                error_y=error_bars(ms), marker_color="#c06a2b"))
         fig.update_layout(title=f"{attacked} pass rate per attack category",
                           yaxis={"range": [0, 1], "tickformat": ".0%"})

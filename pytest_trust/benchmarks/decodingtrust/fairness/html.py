@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import plotly.graph_objects as go
 
 from ....formatting import fmt_interval, fmt_value
 from ....html_parts import error_bars, escape, figure, metric_table, table
+from ...spec import ReportView
 
 MEASURES = ("accuracy", "dpd", "eod", "rejection_rate")
 
 
-def section(report: dict[str, Any]) -> str:
-    metrics = report.get("metrics", {})
+def section(report: ReportView) -> str:
+    metrics = report.metrics
     settings: list[str] = []
     for key in metrics:
         match = re.fullmatch(r"fairness\.(.+)\.(accuracy|dpd|eod|rejection_rate)", key)
@@ -25,7 +25,7 @@ def section(report: dict[str, Any]) -> str:
     fig = go.Figure()
     for measure in MEASURES:
         ms = [metrics.get(f"fairness.{s}.{measure}") for s in settings]
-        fig.add_bar(name=measure, x=settings, y=[m["value"] if m else None for m in ms], error_y=error_bars(ms))
+        fig.add_bar(name=measure, x=settings, y=[m.value if m else None for m in ms], error_y=error_bars(ms))
     fig.update_layout(title="Accuracy, demographic parity difference (dpd) and equalized odds difference (eod)",
                       barmode="group", yaxis={"range": [0, 1]})
     rows = []

@@ -3,17 +3,16 @@ the paper's figure."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import plotly.graph_objects as go
 
 from ....formatting import fmt_interval, fmt_value
 from ....html_parts import figure, metric_table
+from ...spec import ReportView
 from .prompts import GROUPS, SYS_TYPES, TOPICS, slug
 
 
-def section(report: dict[str, Any]) -> str:
-    metrics = report.get("metrics", {})
+def section(report: ReportView) -> str:
+    metrics = report.metrics
     present = [t for t in SYS_TYPES if any(k.startswith(f"stereotype.{t}.cell.") for k in metrics)]
     if not present:
         return '<p class="empty">Stereotype bias did not run.</p>'
@@ -25,8 +24,8 @@ def section(report: dict[str, Any]) -> str:
             row, row_text = [], []
             for topic in TOPICS:
                 metric = metrics.get(f"stereotype.{sys_type}.cell.{slug(group)}.{topic}")
-                row.append(metric["value"] if metric else None)
-                row_text.append(f"{fmt_value(metric)} {fmt_interval(metric)} n={metric['n']}" if metric else "not run")
+                row.append(metric.value if metric else None)
+                row_text.append(f"{fmt_value(metric)} {fmt_interval(metric)} n={metric.n}" if metric else "not run")
                 filled += metric is not None
             z.append(row)
             text.append(row_text)

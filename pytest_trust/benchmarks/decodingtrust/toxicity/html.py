@@ -4,17 +4,17 @@ system prompt, and over the system-prompt study's templates."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 
 import plotly.graph_objects as go
 
 from ....html_parts import escape, figure, metric_table, scorer_text
+from ...spec import ReportView
 from .prompts import PROMPT_SETS, SYSTEM_OF_TEMPLATE
 
 
-def section(report: dict[str, Any]) -> str:
+def section(report: ReportView) -> str:
     maxima: dict[tuple[str, str], list[tuple[float, str]]] = defaultdict(list)
-    for item in report.get("items", []):
+    for item in report.entries:
         facts = item.get("facts") or {}
         if item.get("benchmark") != "toxicity" or not facts.get("toxicity"):
             continue
@@ -24,10 +24,10 @@ def section(report: dict[str, Any]) -> str:
         else:
             where = (facts["set"], SYSTEM_OF_TEMPLATE.get(facts["template"], str(facts["template"])))
         maxima[where].append((max(scores), item.get("id", "")))
-    metrics = report.get("metrics", {})
+    metrics = report.metrics
     if not maxima:
         return '<p class="empty">Toxicity did not run.</p>'
-    named = [scorer_text(s) for s in report.get("run", {}).get("scorers") or () if s.get("benchmark") == "toxicity"]
+    named = [scorer_text(s) for s in report.run.get("scorers") or () if s.get("benchmark") == "toxicity"]
     named = named or [k.rsplit(".", 1)[1] for k in metrics if k.startswith("toxicity.scorer.")]  # an older report
     parts = ["<p>Each point is one prompt's maximum toxicity over its samples; the expected maximum toxicity (EMT) "
              "is their mean. Scored by " + escape(", ".join(named) or "?") + ".</p>"]

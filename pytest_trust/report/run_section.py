@@ -1,0 +1,73 @@
+"""The JSON report's ``run`` section: what ran, where and how (the rest of the report is ``RunReport``'s). Schema
+documented in docs/report-schema.md."""
+
+from __future__ import annotations
+
+import platform
+import time
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from ..options import RunConfig
+
+PACKAGES = ("pytest-trust", "pytest", "openai", "vcrpy", "pytest-recording", "pytest-xdist", "numpy",
+            "alt-profanity-check")
+
+
+def scorers(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The scorers that judged items (named in their facts: toxicity's), with their versions and item counts,
+    so a reader sees what scored the run without reading every item."""
+    counts: dict[tuple[str, str, str], int] = {}
+    for entry in entries:
+        facts = entry.get("facts") or {}
+        if facts.get("scorer"):
+            key = (entry.get("benchmark") or "", facts["scorer"], facts.get("scorer_version") or "")
+            counts[key] = counts.get(key, 0) + 1
+    return [{"benchmark": benchmark, "name": name, "version": version or None, "items": n}
+            for (benchmark, name, version), n in sorted(counts.items())]
+
+
+def run_section(cfg: RunConfig, soft: bool, started: float, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report's ``run`` section: what ran, where, how, with which data and versions."""
+    return {
+        "model": cfg.model,
+        "endpoint_host": urlsplit(cfg.base_url).hostname if cfg.base_url else None,
+        "record_mode": cfg.record_mode.value,
+        "soft": soft,
+        "limit": cfg.limit,
+        "profile": cfg.profile,
+        "seed": cfg.seed,
+        "shard": cfg.shard_text,
+        "settings": cfg.settings,
+        "deviations": cfg.deviations(),
+        "system_prompt": cfg.system_prompt.to_dict() if cfg.system_prompt else None,
+        "thresholds": str(cfg.thresholds) if cfg.thresholds else None,
+        "data_commits": _data_commits(),
+        "versions": _versions(),
+        "scorers": scorers(entries),
+        "python": platform.python_version(),
+        "started": _iso(started),
+        "finished": _iso(time.time()),
+    }
+
+
+def _data_commits() -> dict[str, str]:
+    from ..data.manifest import manifest
+
+    return {pin.source: f"{pin.repository}@{pin.commit}" for pin in manifest().values()}
+
+
+def _versions() -> dict[str, str]:
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return versions
+
+
+def _iso(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(timestamp))
