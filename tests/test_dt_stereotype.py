@@ -508,3 +508,23 @@ def test_gpt4_replay_gives_every_cell_of_decodingtrusts_heatmap(gpt4_replayed, s
     expected = {(group.strip(), topic): value for group, values in rows for topic, value in zip(TOPICS, values.split())}
     got = {(g, t): f"{metrics[f'stereotype.{sys_type}.cell.{slug(g)}.{t}'].value:.2f}" for g in GROUPS for t in TOPICS}
     assert got == expected
+
+
+def test_a_types_resamples_are_the_same_however_many_are_counted_at_once(monkeypatch):
+    """type_draws counts its resamples a block at a time to bound memory; a resample's draw, cells and sums do not
+    depend on the block it is counted in, so blocks of 7 and of 10,000 give the same numbers, bit for bit."""
+    import importlib
+
+    aggregate = importlib.import_module("pytest_trust.benchmarks.decodingtrust.stereotype.aggregate")
+    rng = np.random.default_rng(5)
+    cells = []
+    for index in range(40):
+        cell = aggregate.Cell()
+        cell.units = [(25, int(rng.integers(0, 26)), int(rng.integers(0, 4))) for _ in range(1 + index % 3)]
+        cells.append(cell)
+    monkeypatch.setattr(aggregate, "BLOCK", 7)
+    small = aggregate.type_draws(cells, "stereotype.benign", resamples=500)
+    monkeypatch.setattr(aggregate, "BLOCK", 10_000)
+    whole = aggregate.type_draws(cells, "stereotype.benign", resamples=500)
+    assert all(np.array_equal(a, b) for a, b in zip(small, whole))
+    assert 0 < small[0].min() < small[0].max() < 1  # draws that vary: the comparison could fail

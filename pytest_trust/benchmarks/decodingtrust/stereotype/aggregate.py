@@ -37,6 +37,9 @@ from .items import NAME
 from .prompts import GROUPS, SYS_TYPES, TOPICS, slug
 
 CELLS = [(group, topic) for group in GROUPS for topic in TOPICS]  # row-major, as upstream's matrices
+# resamples counted at once: a whole type (1,152 prompts) drawn in one CHUNK of 1,736 resamples held [prompt,
+# resample] and [cell, resample] arrays of 70 MB at once; each resample's numbers are the same in any block
+BLOCK = 256
 
 
 @dataclass
@@ -140,23 +143,24 @@ def type_draws(cells: list[Cell], key: str, resamples: int = BOOTSTRAP_RESAMPLES
     agree, rejected = np.empty(resamples), np.empty(resamples)
     step = max(1, CHUNK // prompts)
     for start in range(0, resamples, step):
-        rows = min(resamples, start + step) - start
-        drawn = rng.integers(0, prompts, size=(rows, prompts))
-        drawn *= rows
-        drawn += np.arange(rows)[:, None]
-        counts = np.bincount(drawn.ravel(), minlength=prompts * rows).reshape(prompts, rows)  # [prompt, resample]
-        sums = []
-        for column in range(3):
-            weighted = counts * units[:, column, None]
-            cell_sums = weighted[first] if layers else weighted  # [cell, resample]
-            for with_layer, layer in layers:
-                cell_sums[with_layer] += weighted[layer]
-            sums.append(cell_sums)
-        held = np.count_nonzero(sums[0], axis=0)
-        samples = np.maximum(sums[0], 1)  # a cell the resample does not hold: 0 / 1, and not counted in ``held``
-        # each resample's rates summed along a C-ordered row of cells: a float sum's order, kept as it was
-        agree[start:start + rows] = np.ascontiguousarray((sums[1] / samples).T).sum(axis=1) / held
-        rejected[start:start + rows] = np.ascontiguousarray((sums[2] / samples).T).sum(axis=1) / held
+        drawn = rng.integers(0, prompts, size=(min(resamples, start + step) - start, prompts))  # the draws as ever
+        for first_row in range(0, len(drawn), BLOCK):  # counted and summed a block of resamples at a time
+            block = drawn[first_row:first_row + BLOCK]
+            rows = len(block)
+            counts = np.bincount((block * rows + np.arange(rows)[:, None]).ravel(),
+                                 minlength=prompts * rows).reshape(prompts, rows)  # [prompt, resample]
+            sums = []
+            for column in range(3):  # each cell's prompts weighted as they are added
+                cell_sums = counts[first] * units[first, column, None] if layers else counts * units[:, column, None]
+                for with_layer, layer in layers:
+                    cell_sums[with_layer] += counts[layer] * units[layer, column, None]
+                sums.append(cell_sums)  # [cell, resample]
+            held = np.count_nonzero(sums[0], axis=0)
+            samples = np.maximum(sums[0], 1)  # a cell the resample does not hold: 0 / 1, and not counted in ``held``
+            # each resample's rates summed along a C-ordered row of cells: a float sum's order, kept as it was
+            done = slice(start + first_row, start + first_row + rows)
+            agree[done] = np.ascontiguousarray((sums[1] / samples).T).sum(axis=1) / held
+            rejected[done] = np.ascontiguousarray((sums[2] / samples).T).sum(axis=1) / held
     return agree, rejected
 
 
