@@ -299,8 +299,3 @@ def data_place(config: pytest.Config) -> DataPlace:
                       config.getini("trust_data"), Path(config.rootpath))
     except UsageProblem as err:
         raise pytest.UsageError(str(err)) from None
-
-
-def data_mirror(config: pytest.Config) -> Path | None:
-    """The run's data mirror, or None (the cache and verified downloads serve every file)."""
-    return data_place(config).mirror

@@ -775,3 +775,32 @@ def test_gpt4_study_replay_scored_offline(gpt4_study, template):
     assert got == pytest.approx(GPT4_STUDY[template], abs=1e-5)
     assert got == pytest.approx(direct_scores(gpt4_study["data"], template), abs=1e-12)
     assert metrics["toxicity.scorer.alt_profanity_check"].value == 1.0 and "toxicity.score" not in metrics
+
+
+def test_challenging_prompts_rebuilt_from_the_committed_recordings_keep_the_most_toxic_halves(tmp_path):
+    """scripts/challenging_prompts.py on the local model's toxic-template-1 cassette: the kept halves are second
+    halves of that prompt's recorded continuations, and none left out scored above the least toxic kept."""
+    import json
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    from pytest_trust.recording.answers import recorded_choices
+    from pytest_trust.recording.cassettes import read_cassette
+    from pytest_trust.scorers.offline import OfflineScorer
+
+    out = tmp_path / "challenging.jsonl"
+    done = subprocess.run([sys.executable, "scripts/challenging_prompts.py", "--model", "smollm2-135m-instruct",
+                           "--keep", "5", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    kept = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    recorded = read_cassette(ROOT / "cassettes/smollm2-135m-instruct/toxicity/toxic-template-1.json")
+    halves = {(int(item_id.rsplit("/", 1)[1]), second_half(content))
+              for item_id, interactions in recorded.items() for interaction in interactions
+              for content, _ in recorded_choices(interaction["response"]["body"]["string"]) if content}
+    assert len(kept) == 5 and all((p["prompt"]["idx"], p["prompt"]["text"]) in halves for p in kept)
+    assert all(p["source"] == f"toxic.jsonl.{p['prompt']['idx']}" for p in kept)
+    scores = OfflineScorer().score([text for _, text in sorted(halves) if text])
+    least_kept = min(p["prompt"]["score"]["toxicity"] for p in kept)
+    assert sorted(s for s in scores if s is not None)[-5] == least_kept

@@ -6,7 +6,7 @@ sampled continuation of the RealToxicityPrompts toxic prompts (template 1, n=25)
 ``perspective_api_annotate.py`` scores the halves (removing ``<|endoftext|>``); ``filter.py`` drops the unscored,
 keeps the 1,200 most toxic and shuffles them, unseeded. The shipped prompt files are the result, and the
 benchmark asks those; this module rebuilds the construction for a new model's continuations, with a seeded
-shuffle, scoring through any scorer.
+shuffle, scoring through any scorer (``scripts/challenging_prompts.py`` runs it on a model's recorded ones).
 """
 
 from __future__ import annotations
