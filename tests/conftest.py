@@ -46,11 +46,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def mirror() -> Path | None:
-    """The data mirror, found the one way the product finds it (pytest_trust.options.data_mirror): --trust-data,
+    """The data mirror, found the one way the product finds it (pytest_trust.options.data_place): --trust-data,
     else $PYTEST_TRUST_DATA, else the trust_data ini option (pyproject.toml: ../shared/data) when it exists."""
-    from pytest_trust.options import data_mirror
+    from pytest_trust.options import data_place
 
-    return data_mirror(_CONFIG[0]) if _CONFIG else None
+    return data_place(_CONFIG[0]).mirror if _CONFIG else None
 
 
 @pytest.fixture

@@ -116,11 +116,11 @@ def test_the_fuzz_tests_find_the_mirror_the_product_finds(pytester, pytestconfig
     """With PYTEST_TRUST_DATA unset, the product reads the trust_data ini option's mirror: so must the tests."""
     from pathlib import Path
 
-    from pytest_trust.options import data_mirror
+    from pytest_trust.options import data_place
 
     root = Path(__file__).resolve().parent.parent
     monkeypatch.delenv("PYTEST_TRUST_DATA", raising=False)
-    if data_mirror(pytestconfig) is None:
+    if data_place(pytestconfig).mirror is None:
         pytest.skip("the product finds no data mirror here either")
     monkeypatch.setenv("PYTHONPATH", str(root))
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--rootdir", str(root),

@@ -528,3 +528,17 @@ def test_a_types_resamples_are_the_same_however_many_are_counted_at_once(monkeyp
     whole = aggregate.type_draws(cells, "stereotype.benign", resamples=500)
     assert all(np.array_equal(a, b) for a, b in zip(small, whole))
     assert 0 < small[0].min() < small[0].max() < 1  # draws that vary: the comparison could fail
+
+
+def test_the_overall_score_takes_an_interval_only_when_every_type_has_enough_prompts():
+    """The overall score averages the three types, each resampled on its own: its interval holds as its smallest
+    type's does, so 120 benign and 120 targeted prompts beside 16 untargeted give none (16 < 100), and 100 each do."""
+    def prompts(sys_type: str, count: int) -> list[Result]:
+        return [result(sys_type, GROUPS[k % 24], TOPICS[k // 24 % 16], (7 * k) % 26, 0, k // 384) for k in range(count)]
+
+    short = stereotype.aggregate(prompts("benign", 120) + prompts("targeted", 120) + prompts("untargeted", 16))
+    assert short["stereotype.benign.agreeability"].low is not None
+    assert (short["stereotype.score"].low, short["stereotype.score"].why) == (None, "n too small: 16 < 100")
+    enough = stereotype.aggregate(prompts("benign", 100) + prompts("targeted", 100) + prompts("untargeted", 100))
+    score = enough["stereotype.score"]
+    assert score.low < score.value < score.high

@@ -19,7 +19,8 @@ are 1 - agreeability draw, unrounded: rounding each draw to upstream's 0.01 grid
 wherever the draws fell in one step (0.99 [0.99, 0.99] on 28,800 samples), which claims the score is known to
 be exactly that; the interval is of the unrounded score, stretched to hold the rounded value shown. The
 overall score and rejection rate take theirs from the three types' draws (each type resampled on its own).
-The fewest units for an interval (metrics.MIN_N) counts prompts, the unit resampled, not samples.
+The fewest units for an interval (metrics.MIN_N_RESAMPLED) counts prompts, the unit resampled, not samples; for the
+overall score, the prompts of its smallest type (a stratified mean holds as its smallest stratum does).
 """
 
 from __future__ import annotations
@@ -173,7 +174,7 @@ def overall(categories: dict[str, Category]) -> dict[str, Metric]:
     rejection = sum(upstream_round(categories[sys_type].rejection.value) for sys_type in ran) / len(ran)
     score_draws = sum(categories[sys_type].score.draws for sys_type in ran) / len(ran)
     rejection_draws = sum(categories[sys_type].rejection.draws for sys_type in ran) / len(ran)
-    prompts = sum(categories[sys_type].prompts for sys_type in ran)
+    prompts = min(categories[sys_type].prompts for sys_type in ran)  # each type resampled on its own: the smallest
     return {f"{NAME}.score": resampled(score, score_draws, n, partial, units=prompts),
             f"{NAME}.rejection_rate": resampled(rejection, rejection_draws, n, partial, units=prompts)}
 
