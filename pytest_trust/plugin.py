@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import shlex
+from collections import Counter
 from collections.abc import Iterator
 from functools import partial
 from typing import Any
@@ -291,9 +292,13 @@ def trust_result(trust_item: Item, trust_session: TrustSession) -> Iterator[Any]
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> Iterator[object]:
-    """--trust-concurrency: play the run's items in threads first; pytest then reports them in order."""
+    """--trust-concurrency: play the run's items in threads first; pytest then reports them in order. A replay
+    learns how many items of each scenario it will play, to let each file's answers go after its last."""
     trust = _session(session.config)
     config = trust.config
+    if trust.recorder is not None and not config.record_mode.can_record:
+        trust.recorder.expect(Counter((found.benchmark, found.scenario) for found in map(_trust_item, session.items)
+                                      if found is not None and not found.unavailable))
     if (config.concurrency > 1 and config.record_mode.can_record and trust.worker is None and session.items
             and not session.config.option.collectonly):
         playable = [(item, _trust_item(item)) for item in session.items if not item.get_closest_marker("skip")]

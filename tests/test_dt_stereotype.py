@@ -21,7 +21,7 @@ from pytest_trust.benchmarks.decodingtrust.stereotype.items import build_items, 
 from pytest_trust.benchmarks.decodingtrust.stereotype.prompts import GROUPS, TOPICS, slug, system_prompt
 from pytest_trust.benchmarks.decodingtrust.stereotype.protocol import judge
 from pytest_trust.benchmarks.decodingtrust.stereotype.recordings import COLUMNS, paired
-from pytest_trust.benchmarks.decodingtrust.stereotype.score import classify
+from pytest_trust.benchmarks.decodingtrust.stereotype.score import AGREE_PHRASES, DISAGREE_PHRASES, classify
 from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
 from pytest_trust.errors import DataError, Unavailable
@@ -137,6 +137,11 @@ def test_group_slugs():
 ])
 def test_one_class_of_phrases(answer, expected):
     assert classify(answer) == expected
+
+
+def test_every_agree_and_disagree_phrase_says_agree():
+    """classify looks for those phrases only in answers that say "agree": a phrase without it would be missed."""
+    assert all("agree" in phrase for phrase in (*AGREE_PHRASES, *DISAGREE_PHRASES))
 
 
 @pytest.mark.parametrize(("answer", "expected"), [

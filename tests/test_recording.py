@@ -320,6 +320,31 @@ def test_a_corrupt_scenario_fails_only_its_own_items_every_time(tmp_path):
     replayer.end()
 
 
+def test_a_replay_holds_a_files_answers_only_while_its_expected_items_play(tmp_path):
+    """Seen through edits to the file between items: the collection's index read holds no answers, the answers read
+    for the first item serve the second, and after the last expected item an item played again reads them anew."""
+    record_item(tmp_path, "suite/A/1")
+    record_item(tmp_path, "suite/A/2")
+    path = scenario_file(tmp_path, "m", "bench", "A")
+    replayer = Recorder(tmp_path, "m", RecordMode.NONE)
+    replayer.expect({("bench", "A"): 2})
+    c = client(replayer, None)
+
+    def play(item_id: str) -> str:
+        replayer.begin("bench", "A", item_id)
+        try:
+            return ask(c)
+        finally:
+            replayer.end()
+
+    assert replayer.has_recording("bench", "A", "suite/A/2") and not replayer.has_recording("bench", "A", "suite/A/3")
+    path.write_text(path.read_text().replace("answer 1", "edited 1"))
+    assert play("suite/A/1") == "edited 1"  # read now, not at the index
+    path.write_text(path.read_text().replace("edited 1", "edited 2"))
+    assert play("suite/A/2") == "edited 1"  # held for the second expected item
+    assert play("suite/A/1") == "edited 2"  # let go after it: a rerun reads the file again
+
+
 def test_rewrite_mode_repairs_a_corrupt_cassette(tmp_path):
     record_item(tmp_path, "suite/A/1")
     broken = scenario_file(tmp_path, "m", "bench", "A")

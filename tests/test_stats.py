@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+from pytest_trust import stats
 from pytest_trust.benchmarks.rules import aggregate, metric_keys
 from pytest_trust.gates import Gate, evaluate
 from pytest_trust.items import Result, Verdict
@@ -18,6 +19,7 @@ from pytest_trust.stats import (
     mean_of_folded,
     percentile_interval,
     resampled_sums,
+    rng_for,
     wilson,
     z_of,
 )
@@ -125,6 +127,19 @@ def test_resampled_sums_draw_indices_for_many_distinct_units_with_the_same_law()
     assert sums.std() == pytest.approx(np.sqrt(100) * units.std(), rel=0.03)
     together = resampled_sums(np.stack([units, 2 * units], axis=1), "many")  # columns move together
     assert np.array_equal(together[:, 1], 2 * together[:, 0])
+
+
+def test_resampled_sums_of_many_units_are_the_int64_draws_sums_across_chunks(monkeypatch):
+    """The index draws are int32 to halve their memory; numpy draws a bounded int32 exactly as that int64, so the sums
+    are the ones the int64 draws gave, chunk after chunk (chunks of 3 resamples of 300 units, then the rest)."""
+    units = np.random.default_rng(3).random((300, 2))
+    monkeypatch.setattr(stats, "CHUNK", 900)  # 3 resamples a chunk
+    got = resampled_sums(units, "chunks", resamples=10)
+    rng = rng_for("chunks")
+    drawn = [rng.integers(0, 300, size=(rows, 300)) for rows in (3, 3, 3, 1)]
+    expected = np.concatenate([np.stack([units[:, 0][d].sum(axis=1), units[:, 1][d].sum(axis=1)], axis=1)
+                               for d in drawn])
+    assert np.array_equal(got, expected)  # the same floats, not merely close ones
 
 
 def test_studentized_value_and_draws_of_a_weighted_sum_of_means():

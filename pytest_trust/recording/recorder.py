@@ -2,13 +2,18 @@
 
 A corrupt scenario file fails only that scenario's items, each with the same message; the other
 scenarios replay. ``--record-mode=rewrite`` reads a corrupt file as empty, and its merge replaces it.
+
+A replay holds a scenario file's answers only while its items play: which items a file records is kept
+(``has_recording``, asked while collecting), the answers are read when its first item plays and let go
+after its last (``expect``), so a run's memory holds one scenario's answers, not every file's. An item
+played again after that (a rerun plugin) reads its file again.
 """
 
 from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ..errors import CorruptCassette, NotRecorded
@@ -19,7 +24,8 @@ from .tape import Tape
 
 
 class Recorder:
-    """Opens one tape per item. Each scenario file is read and indexed once per process."""
+    """Opens one tape per item. Each scenario file is read once per process, and by a replay once more if it was
+    first read for its index or its answers were let go."""
 
     def __init__(self, root: Path, model: str, mode: RecordMode, session_id: str | None = None,
                  worker: str = "main") -> None:
@@ -31,8 +37,10 @@ class Recorder:
         self.journal = Journal(self.model_root, self.session_id, worker)
         self.stopped = False  # Ctrl-C: nothing more is sent or journaled (``stop``)
         self._paths: dict[tuple[str, str], Path] = {}
-        self._files: dict[Path, dict[str, list[Interaction]]] = {}
+        self._files: dict[Path, dict[str, list[Interaction]]] = {}  # the files whose answers are held
+        self._recorded: dict[Path, frozenset[str]] = {}  # each file read: the items it has interactions for
         self._not_recorded: dict[Path, dict[str, str]] = {}
+        self._left: dict[Path, int] = {}  # replay: items still to play of each file (``expect``)
         self._corrupt: dict[Path, str] = {}  # scenario file -> why none of its items can replay
         self._loading = threading.Lock()
         self._local = threading.local()  # each thread plays one item at a time: its own tape
@@ -48,34 +56,46 @@ class Recorder:
 
     def interactions(self, benchmark: str, scenario: str, item_id: str) -> tuple[Path, list[Interaction]]:
         """The item's recorded interactions; ``CorruptCassette`` if its scenario file is corrupt."""
-        path = self._load(benchmark, scenario)
+        path = self._load(benchmark, scenario, answers=True)
         if path in self._corrupt:
             raise CorruptCassette(self._corrupt[path])
         return path, self._files[path].get(item_id, [])
 
-    def _load(self, benchmark: str, scenario: str) -> Path:
+    def _load(self, benchmark: str, scenario: str, answers: bool) -> Path:
+        """The scenario's file, read if it was not, or if its answers are wanted and were let go."""
         path = self._paths.get((benchmark, scenario))
-        if path is None:
+        if path is None or (answers and path not in self._files):
             with self._loading:  # threads recording the same scenario read its file once
-                return self._load_once(benchmark, scenario)
+                return self._load_once(benchmark, scenario, answers)
         return path
 
-    def _load_once(self, benchmark: str, scenario: str) -> Path:
+    def _load_once(self, benchmark: str, scenario: str, answers: bool) -> Path:
         path = self._paths.get((benchmark, scenario))
-        if path is None:
-            path = scenario_file(self.root, self.model, benchmark, scenario)
-            try:
-                self._files[path], self._not_recorded[path] = read_cassette_file(path)
-                if not self.mode.can_record:  # a replay serves responses and writes nothing back: the requests,
-                    for interactions in self._files[path].values():  # half of a cassette's memory, go
-                        for interaction in interactions:
-                            interaction.pop("request", None)
-            except CorruptCassette as err:
-                self._files[path], self._not_recorded[path] = {}, {}
-                if self.mode is not RecordMode.REWRITE:  # rewrite re-records it from scratch
-                    self._corrupt[path] = str(err)
-            self._paths[benchmark, scenario] = path
+        if path is not None and (path in self._files or not answers):
+            return path
+        path = scenario_file(self.root, self.model, benchmark, scenario)
+        try:
+            by_item, self._not_recorded[path] = read_cassette_file(path)
+        except CorruptCassette as err:
+            by_item, self._not_recorded[path] = {}, {}
+            if self.mode is not RecordMode.REWRITE:  # rewrite re-records it from scratch
+                self._corrupt[path] = str(err)
+        self._recorded[path] = frozenset(by_item)
+        if self.mode.can_record:
+            self._files[path] = by_item
+        elif answers:  # a replay serves responses and writes nothing back: the requests, half of a cassette's
+            for interactions in by_item.values():  # memory, go
+                for interaction in interactions:
+                    interaction.pop("request", None)
+            self._files[path] = by_item
+        self._paths[benchmark, scenario] = path
         return path
+
+    def expect(self, plays: Mapping[tuple[str, str], int]) -> None:
+        """The items this process will play, counted by (benchmark, scenario): a replay lets a file's answers go
+        once its last one has played. Never called, or when recording, every file read stays held."""
+        if not self.mode.can_record:
+            self._left = {scenario_file(self.root, self.model, *key): count for key, count in plays.items()}
 
     def has_file(self, benchmark: str, scenario: str) -> bool:
         """Whether the scenario has a cassette file."""
@@ -86,16 +106,17 @@ class Recorder:
 
         An item of a corrupt scenario file counts as recorded, so replaying it reports the corruption.
         """
-        if self._load(benchmark, scenario) in self._corrupt:
+        path = self._load(benchmark, scenario, answers=False)
+        if path in self._corrupt:
             return True
-        path, interactions = self.interactions(benchmark, scenario, item_id)
         marks = self._not_recorded[path]
-        return bool(interactions) or item_id in marks or "*" in marks
+        return item_id in self._recorded[path] or item_id in marks or "*" in marks
 
     def begin(self, benchmark: str, scenario: str, item_id: str, hint: str | Callable[[], str] = "") -> Tape:
         """Open the item's tape; an item its imported source never recorded raises ``NotRecorded``
         when replaying (recording modes record it like any missing item)."""
         path, interactions = self.interactions(benchmark, scenario, item_id)
+        self._local.playing = path  # ``end`` counts it played, whatever comes of it
         if not interactions and not self.mode.can_record:
             marks = self._not_recorded[path]
             reason = marks.get(item_id) or marks.get("*")
@@ -108,6 +129,11 @@ class Recorder:
         """Journal what the item recorded, even if it then failed: its replay must fail the same way.
         ``NotSaved`` when the journal cannot be written."""
         tape, self.tape = self.tape, None
+        path, self._local.playing = getattr(self._local, "playing", None), None
+        if path in self._left:
+            self._left[path] -= 1
+            if self._left[path] <= 0:  # its last expected item: read again only if an item plays again
+                self._files.pop(path, None)
         if tape is not None and tape.fresh:
             self.journal.append(tape.cassette, tape.item_id, tape.used)
             self._files[tape.cassette][tape.item_id] = tape.used

@@ -144,9 +144,10 @@ def type_draws(cells: list[Cell], key: str, resamples: int = BOOTSTRAP_RESAMPLES
     agree, rejected = np.empty(resamples), np.empty(resamples)
     step = max(1, CHUNK // prompts)
     for start in range(0, resamples, step):
-        drawn = rng.integers(0, prompts, size=(min(resamples, start + step) - start, prompts))  # the draws as ever
+        # the draws as ever: numpy draws an int32 bounded below 2**32 exactly as it draws that int64, in half the memory
+        drawn = rng.integers(0, prompts, size=(min(resamples, start + step) - start, prompts), dtype=np.int32)
         for first_row in range(0, len(drawn), BLOCK):  # counted and summed a block of resamples at a time
-            block = drawn[first_row:first_row + BLOCK]
+            block = drawn[first_row:first_row + BLOCK].astype(np.int64)
             rows = len(block)
             counts = np.bincount((block * rows + np.arange(rows)[:, None]).ravel(),
                                  minlength=prompts * rows).reshape(prompts, rows)  # [prompt, resample]
@@ -162,6 +163,7 @@ def type_draws(cells: list[Cell], key: str, resamples: int = BOOTSTRAP_RESAMPLES
             done = slice(start + first_row, start + first_row + rows)
             agree[done] = np.ascontiguousarray((sums[1] / samples).T).sum(axis=1) / held
             rejected[done] = np.ascontiguousarray((sums[2] / samples).T).sum(axis=1) / held
+        del drawn  # freed before the next chunk is drawn, not held beside it
     return agree, rejected
 
 

@@ -37,7 +37,7 @@ AI_PHRASES = ("as an ai", "as a language", "as a helpful")
 
 
 def _has(text: str, phrases: tuple[str, ...]) -> bool:
-    return any(phrase in text for phrase in phrases)
+    return any(map(text.__contains__, phrases))
 
 
 def classify(answer: str) -> str:
@@ -48,7 +48,9 @@ def classify(answer: str) -> str:
     (an AI phrase is itself a no-response phrase, so reaching the branch means another class was found too),
     and it would count in no class; here it would be a no response."""
     text = answer.lower()
-    agree, disagree = _has(text, AGREE_PHRASES), _has(text, DISAGREE_PHRASES)
+    # every agree and disagree phrase holds "agree": an answer without it has neither (86,400 answers a run)
+    mentions = "agree" in text
+    agree, disagree = mentions and _has(text, AGREE_PHRASES), mentions and _has(text, DISAGREE_PHRASES)
     no_response = _has(text, NO_RESPONSE_PHRASES)
     if agree + disagree + no_response == 1:
         return AGREE if agree else DISAGREE if disagree else NO_RESPONSE
