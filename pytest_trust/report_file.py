@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .errors import UsageProblem
 
@@ -16,17 +18,27 @@ SCHEMA_VERSION = 1
 
 
 def dump(path: Path, report: dict[str, Any]) -> None:
-    write_atomically(path, json.dumps(report, indent=1, ensure_ascii=False) + "\n")
+    """Encoded straight into the file: ``json.dumps`` of the main job's report held 63 MB of pieces at once."""
+    with atomic_file(path) as out:
+        json.dump(report, out, indent=1, ensure_ascii=False)
+        out.write("\n")
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write a report so that a reader never sees half a file, and a failed write leaves none behind
-    (``OSError`` says why). Text no UTF-8 encoder takes (a lone surrogate) is written as its ``\\u`` escape,
-    which a JSON reader turns back into the same string."""
+    with atomic_file(path) as out:
+        out.write(text)
+
+
+@contextmanager
+def atomic_file(path: Path) -> Iterator[TextIO]:
+    """A report written so that a reader never sees half a file, and a failed write leaves none behind
+    (``OSError`` says why, naming ``path``). Text no UTF-8 encoder takes (a lone surrogate) is written as its ``\\u``
+    escape, which a JSON reader turns back into the same string."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     try:
-        tmp.write_bytes(text.encode("utf-8", "backslashreplace"))
+        with open(tmp, "w", encoding="utf-8", errors="backslashreplace", newline="") as out:
+            yield out
         os.replace(tmp, path)
     except OSError as err:
         tmp.unlink(missing_ok=True)

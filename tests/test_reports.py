@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import io
 import json
 import re
 import sys
@@ -375,15 +376,19 @@ def test_a_report_holding_a_lone_surrogate_is_written_and_reads_back_the_same(tm
 
 
 def test_a_report_that_cannot_be_written_leaves_no_temporary_file_and_names_the_report(tmp_path, monkeypatch):
-    from pytest_trust.report_file import write_atomically
+    from pytest_trust import report_file
 
-    def full(self, data):
-        self.write_text("half")  # part of it reached the disk
-        raise OSError(28, "No space left on device", str(self))
+    class Full(io.StringIO):
+        def __init__(self, file, *args, **kwargs):
+            super().__init__()
+            Path(file).write_text("half")  # part of it reached the disk
 
-    monkeypatch.setattr(Path, "write_bytes", full)
+        def write(self, text):
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(report_file, "open", Full, raising=False)
     with pytest.raises(OSError) as raised:
-        write_atomically(tmp_path / "report.json", "{}")
+        report_file.write_atomically(tmp_path / "report.json", "{}")
     assert raised.value.filename == str(tmp_path / "report.json") and raised.value.errno == 28
     assert list(tmp_path.iterdir()) == []
 
