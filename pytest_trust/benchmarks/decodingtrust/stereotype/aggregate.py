@@ -144,7 +144,7 @@ def type_draws(cells: list[Cell], key: str, resamples: int = BOOTSTRAP_RESAMPLES
     agree, rejected = np.empty(resamples), np.empty(resamples)
     step = max(1, CHUNK // prompts)
     for start in range(0, resamples, step):
-        # the draws as ever: numpy draws an int32 bounded below 2**32 exactly as it draws that int64, in half the memory
+        # the draws as ever: numpy draws a bounded int32 exactly as it draws that int64, in half the memory
         drawn = rng.integers(0, prompts, size=(min(resamples, start + step) - start, prompts), dtype=np.int32)
         for first_row in range(0, len(drawn), BLOCK):  # counted and summed a block of resamples at a time
             block = drawn[first_row:first_row + BLOCK].astype(np.int64)
