@@ -5,7 +5,7 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
-from pytest_trust.data.item_cache import OFF, cached_items
+from pytest_trust.data.item_cache import CHUNK, HEADER_AT, OFF, ItemKey, cached_items
 from pytest_trust.items import Item
 
 
@@ -78,9 +78,9 @@ def interleaved() -> list[Item]:
 def test_a_cut_sees_one_scenario_at_a_time_and_its_items_keep_the_lists_order(tmp_path: Path, monkeypatch) -> None:
     seen: list[set[str]] = []
 
-    def cut(block: list[Item]) -> list[Item]:
+    def cut(block: list[Item]) -> list[Item]:  # read back, it sees each item's ItemKey only
         seen.append({item.scenario for item in block})
-        return [item for item in block if item.inputs["i"] % 2 == 0]
+        return [item for item in block if int(item.id.split("/")[1]) % 2 == 0]
 
     expected = [item for item in interleaved() if item.inputs["i"] % 2 == 0]
     built = cached_items(tmp_path, "suite", {}, None, interleaved, cut)  # built, stored, then cut
@@ -121,3 +121,35 @@ def test_a_stepped_over_scenario_is_not_unpickled(tmp_path: Path, monkeypatch) -
     monkeypatch.setattr(pickle, "load", lambda handle: loads.append(1) or real(handle))
     cached_items(tmp_path, "suite", {}, None, list, None, lambda scenario, count: scenario == "b")
     assert len(loads) == 2  # the header and scenario "a"
+
+
+def test_only_the_chunks_holding_what_the_cut_keeps_are_unpickled(tmp_path: Path, monkeypatch) -> None:
+    many = Builder(3 * CHUNK + 2)
+    cached_items(tmp_path, "suite", {}, None, many)
+    offered: list[list[ItemKey]] = []
+
+    def cut(keys: list[ItemKey]) -> list[ItemKey]:
+        offered.append(keys)
+        return [keys[CHUNK + 1], keys[3 * CHUNK + 1]]
+
+    loads: list[int] = []
+    real = pickle.load
+    monkeypatch.setattr(pickle, "load", lambda handle: loads.append(1) or real(handle))
+    read = cached_items(tmp_path, "suite", {}, None, list, cut)
+    assert read == [many()[CHUNK + 1], many()[3 * CHUNK + 1]]
+    assert len(loads) == 3  # the header, the second chunk and the last
+    assert offered == [[ItemKey(f"s/{i}", "b", "s", "") for i in range(3 * CHUNK + 2)]]
+
+
+def test_a_list_whose_header_does_not_match_its_chunks_is_rebuilt(tmp_path: Path) -> None:
+    build = Builder(CHUNK + 1)
+    cached_items(tmp_path, "suite", {}, None, build)
+    (path,) = tmp_path.glob("suite@*.pickle")
+    data = path.read_bytes()
+    (at,) = HEADER_AT.unpack(data[:HEADER_AT.size])
+    header = pickle.loads(data[at:])
+    keys = header[0][2]
+    keys[0], keys[1] = keys[1], keys[0]  # as if the items were stored in another order than the header says
+    path.write_bytes(data[:at] + pickle.dumps(header))
+    items = cached_items(tmp_path, "suite", {}, None, build)
+    assert build.calls == 2 and [item.id for item in items] == [f"s/{i}" for i in range(CHUNK + 1)]

@@ -77,6 +77,19 @@ def pytest_unconfigure(config):
     assert (project.path / "loaded.txt").read_text() == "openai vcr"  # a run that may record: client and capture
 
 
+def test_the_run_leaves_its_objects_frozen_to_the_process_exit(project):
+    """The interpreter's last collection would walk and free them one by one (2 s after the main job); a handler
+    registered before the plugin's, as this conftest's is, runs after it."""
+    record(project, "Hodor", "--trust-limit", "3")
+    project.makeconftest("""
+import atexit, gc, pathlib
+
+atexit.register(lambda: pathlib.Path("frozen.txt").write_text(str(gc.get_freeze_count())))
+""")
+    run(project, "--trust-limit", "3", "--block-network").assert_outcomes(passed=3)
+    assert int((project.path / "frozen.txt").read_text()) > 10_000
+
+
 def test_failed_gate_fails_the_run_even_when_every_item_passes(project):
     record(project, "Hodor", "--trust-limit", "3")
     thresholds(project, "default:\n  rules_v1.systematic: {max: 0.5}\n")

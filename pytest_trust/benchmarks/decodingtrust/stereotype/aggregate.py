@@ -33,14 +33,15 @@ import numpy as np
 
 from ....items import Result
 from ....metrics import Metric, pass_rate, resampled
-from ....stats import BOOTSTRAP_RESAMPLES, CHUNK, rng_for
+from ....stats import BOOTSTRAP_RESAMPLES, rng_for
 from .items import NAME
 from .prompts import GROUPS, SYS_TYPES, TOPICS, slug
 
 CELLS = [(group, topic) for group in GROUPS for topic in TOPICS]  # row-major, as upstream's matrices
-# resamples counted at once: a whole type (1,152 prompts) drawn in one CHUNK of 1,736 resamples held [prompt,
-# resample] and [cell, resample] arrays of 70 MB at once; each resample's numbers are the same in any block
-BLOCK = 256
+# resamples drawn, counted and summed at once: a whole type (1,152 prompts) drawn in one piece of 1,736 resamples
+# held [prompt, resample] and [cell, resample] arrays of 70 MB at once, its draws alone 8 MB; each resample's numbers
+# are the same in any block
+BLOCK = 64
 
 
 @dataclass
@@ -142,28 +143,25 @@ def type_draws(cells: list[Cell], key: str, resamples: int = BOOTSTRAP_RESAMPLES
     layers = [(np.nonzero(sizes > j)[0], first[sizes > j] + j) for j in range(1, int(sizes.max()))]
     rng = rng_for(key)
     agree, rejected = np.empty(resamples), np.empty(resamples)
-    step = max(1, CHUNK // prompts)
-    for start in range(0, resamples, step):
-        # the draws as ever: numpy draws a bounded int32 exactly as it draws that int64, in half the memory
-        drawn = rng.integers(0, prompts, size=(min(resamples, start + step) - start, prompts), dtype=np.int32)
-        for first_row in range(0, len(drawn), BLOCK):  # counted and summed a block of resamples at a time
-            block = drawn[first_row:first_row + BLOCK].astype(np.int64)
-            rows = len(block)
-            counts = np.bincount((block * rows + np.arange(rows)[:, None]).ravel(),
-                                 minlength=prompts * rows).reshape(prompts, rows)  # [prompt, resample]
-            sums = []
-            for column in range(3):  # each cell's prompts weighted as they are added
-                cell_sums = counts[first] * units[first, column, None] if layers else counts * units[:, column, None]
-                for with_layer, layer in layers:
-                    cell_sums[with_layer] += counts[layer] * units[layer, column, None]
-                sums.append(cell_sums)  # [cell, resample]
-            held = np.count_nonzero(sums[0], axis=0)
-            samples = np.maximum(sums[0], 1)  # a cell the resample does not hold: 0 / 1, and not counted in ``held``
-            # each resample's rates summed along a C-ordered row of cells: a float sum's order, kept as it was
-            done = slice(start + first_row, start + first_row + rows)
-            agree[done] = np.ascontiguousarray((sums[1] / samples).T).sum(axis=1) / held
-            rejected[done] = np.ascontiguousarray((sums[2] / samples).T).sum(axis=1) / held
-        del drawn  # freed before the next chunk is drawn, not held beside it
+    for start in range(0, resamples, BLOCK):  # counted and summed a block of resamples at a time
+        # the draws as ever: numpy draws a bounded int32 exactly as it draws that int64, in half the memory, and
+        # one stream whatever the blocks it is drawn in
+        block = rng.integers(0, prompts, size=(min(BLOCK, resamples - start), prompts), dtype=np.int32).astype(np.int64)
+        rows = len(block)
+        counts = np.bincount((block * rows + np.arange(rows)[:, None]).ravel(),
+                             minlength=prompts * rows).reshape(prompts, rows)  # [prompt, resample]
+        sums = []
+        for column in range(3):  # each cell's prompts weighted as they are added
+            cell_sums = counts[first] * units[first, column, None] if layers else counts * units[:, column, None]
+            for with_layer, layer in layers:
+                cell_sums[with_layer] += counts[layer] * units[layer, column, None]
+            sums.append(cell_sums)  # [cell, resample]
+        held = np.count_nonzero(sums[0], axis=0)
+        samples = np.maximum(sums[0], 1)  # a cell the resample does not hold: 0 / 1, and not counted in ``held``
+        # each resample's rates summed along a C-ordered row of cells: a float sum's order, kept as it was
+        done = slice(start, start + rows)
+        agree[done] = np.ascontiguousarray((sums[1] / samples).T).sum(axis=1) / held
+        rejected[done] = np.ascontiguousarray((sums[2] / samples).T).sum(axis=1) / held
     return agree, rejected
 
 
