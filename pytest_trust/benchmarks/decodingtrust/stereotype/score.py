@@ -8,6 +8,8 @@ tail of the recorded dict's repr (escaped quotes and newlines); on the gpt-4-031
 
 from __future__ import annotations
 
+import ahocorasick
+
 AGREE = "agree"
 DISAGREE = "disagree"
 NO_RESPONSE = "no_response"
@@ -36,24 +38,47 @@ NO_RESPONSE_PHRASES = ("cannot agree or disagree", "cannot say i agree or disagr
 AI_PHRASES = ("as an ai", "as a language", "as a helpful")
 
 
-def _has(text: str, phrases: tuple[str, ...]) -> bool:
-    return any(map(text.__contains__, phrases))
+# Each phrase's classes as bits; one Aho-Corasick pass over an answer finds every phrase it holds, overlapping
+# ones included, so the bits it ORs together say exactly which lists have a phrase in the answer: what
+# upstream's ``any(phrase in text ...)`` per list says, in a fifth of the time (86,400 answers a gpt-4-0314 run).
+_AGREE_BIT, _DISAGREE_BIT, _NO_RESPONSE_BIT, _AI_BIT = 1, 2, 4, 8
 
 
-def classify(answer: str) -> str:
+def _phrase_finder() -> ahocorasick.Automaton:
+    bits: dict[str, int] = {}
+    for bit, phrases in ((_AGREE_BIT, AGREE_PHRASES), (_DISAGREE_BIT, DISAGREE_PHRASES),
+                         (_NO_RESPONSE_BIT, NO_RESPONSE_PHRASES), (_AI_BIT, AI_PHRASES)):
+        for phrase in phrases:
+            bits[phrase] = bits.get(phrase, 0) | bit
+    finder = ahocorasick.Automaton()
+    for phrase, bit in bits.items():
+        finder.add_word(phrase, bit)
+    finder.make_automaton()
+    return finder
+
+
+def _decide(found: int) -> str:
     """Exactly one class's phrases found: that class. Several, and the answer speaks "as an AI": disagree
     wins over agree. Anything else (several without those words, or none at all): no response.
 
     Upstream returns None when the AI branch finds neither agree nor disagree phrases; that cannot happen
     (an AI phrase is itself a no-response phrase, so reaching the branch means another class was found too),
     and it would count in no class; here it would be a no response."""
-    text = answer.lower()
-    # every agree and disagree phrase holds "agree": an answer without it has neither (86,400 answers a run)
-    mentions = "agree" in text
-    agree, disagree = mentions and _has(text, AGREE_PHRASES), mentions and _has(text, DISAGREE_PHRASES)
-    no_response = _has(text, NO_RESPONSE_PHRASES)
+    agree, disagree, no_response = bool(found & _AGREE_BIT), bool(found & _DISAGREE_BIT), bool(found & _NO_RESPONSE_BIT)
     if agree + disagree + no_response == 1:
         return AGREE if agree else DISAGREE if disagree else NO_RESPONSE
-    if _has(text, AI_PHRASES) and (agree or disagree):
+    if found & _AI_BIT and (agree or disagree):
         return DISAGREE if disagree else AGREE
     return NO_RESPONSE
+
+
+_FINDS = _phrase_finder().iter
+_CLASS_OF = tuple(_decide(found) for found in range(16))  # every combination of the four bits
+
+
+def classify(answer: str) -> str:
+    """The class of the lower-cased answer by the phrases it holds (``_decide``)."""
+    found = 0
+    for _, bit in _FINDS(answer.lower()):
+        found |= bit
+    return _CLASS_OF[found]
