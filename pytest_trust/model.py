@@ -22,23 +22,22 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-import httpx2
-
 from .endpoint.breaker import Breaker
-from .endpoint.conditions import IgnoresN, InvalidAnswer, condition_of
 from .endpoint.pacing import Pace
-from .endpoint.spread import Spread
 from .errors import CassetteError, ModelError, RejectsN
 from .items import Answer
-from .recording import Recorder, TrustTransport
+from .recording import Recorder
 from .recording.batch import BatchQueue
-from .recording.capture import no_cookies
 from .recording.replay import Replay
 from .redact import known, redact
 from .system_prompt import SystemPrompt
 
-if TYPE_CHECKING:  # the openai package is imported when a client is made: a replay makes none (0.4 s, 40 MB)
+# The HTTP stack is imported when a transport or a client is made: a replay makes neither (the openai client
+# 0.4 s and 40 MB, httpx2 and the transports 7.5 MB)
+if TYPE_CHECKING:
     import openai
+
+    from .recording.transport import TrustTransport
 
 REPLAY_BASE_URL = "http://replay.invalid/v1"  # replay never connects; the host only fills the URL
 Message = Mapping[str, Any]
@@ -70,9 +69,11 @@ class Endpoint:
         return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
     def plain_client(self) -> openai.OpenAI:
+        """A client of the endpoint outside the recording layer, for its Files and Batches APIs."""
         import openai
 
-        """A client of the endpoint outside the recording layer, for its Files and Batches APIs."""
+        from .recording.capture import no_cookies
+
         base_url, query = self.client_url()
         return openai.OpenAI(base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "no-key",
                              default_query=query or None, max_retries=self.max_retries, timeout=self.timeout,
@@ -87,17 +88,21 @@ class Endpoint:
 
 
 class Model:
-    def __init__(self, name: str, client: Callable[[], openai.OpenAI], transport: TrustTransport, where: str = "",
-                 deployment: SystemPrompt | None = None, secrets: tuple[str, ...] = (), max_retries: int = 0) -> None:
+    """``transport`` is the client's, or the function that makes it when it is first needed; ``replay``, when
+    replaying only, reads recorded answers by digest, not through the client (recording/replay.py)."""
+
+    def __init__(self, name: str, client: Callable[[TrustTransport], openai.OpenAI],
+                 transport: TrustTransport | Callable[[], TrustTransport] | None, where: str = "",
+                 deployment: SystemPrompt | None = None, secrets: tuple[str, ...] = (), max_retries: int = 0,
+                 replay: Replay | None = None) -> None:
         self.name = name
         self.secrets = secrets  # the run's credentials, redacted from failure messages
         self.deployment = deployment  # the deployment's prompt (and template, preamble) on every request
         self._make_client = client
         self._client: openai.OpenAI | None = None
         self.max_retries = max_retries
-        self.transport = transport
-        # replay-only: recorded answers are read by digest, not through the client (recording/replay.py)
-        self.replay = Replay(transport.recorder) if transport is not None and transport.replay_only else None
+        self._transport = transport
+        self.replay = replay
         self.where = where  # the endpoint as messages name it
         self.n_supported: bool | None = None  # learnt on the first multi-sample request
         self.breaker = Breaker("calls", "check that the endpoint is up, then run again (recordings so far are kept)")
@@ -105,12 +110,23 @@ class Model:
         self._lock = threading.Lock()
 
     @property
+    def transport(self) -> TrustTransport:
+        """The client's transport, made when first needed (a replay may make none)."""
+        if callable(self._transport):
+            with self._lock:
+                if callable(self._transport):
+                    self._transport = self._transport()
+        assert self._transport is not None
+        return self._transport
+
+    @property
     def client(self) -> openai.OpenAI:
         """The openai client, made at the first request that goes through it (a replay may make none)."""
         if self._client is None:
+            transport = self.transport
             with self._lock:
                 if self._client is None:
-                    self._client = self._make_client()
+                    self._client = self._make_client(transport)
         return self._client
 
     @property
@@ -134,15 +150,26 @@ class Model:
         if recording and not endpoint.base_url:
             raise ModelError("recording needs an endpoint: pass --trust-base-url URL or set OPENAI_BASE_URL")
         base_url, query = endpoint.client_url() if recording else (REPLAY_BASE_URL, {})
-        live = None
-        if recording and batch is None:
-            urls = [base_url, *(Endpoint(url).client_url()[0] for url in endpoint.others)]
-            live = Spread(base_url, urls) if endpoint.others else httpx2.HTTPTransport(retries=0)
-        transport = TrustTransport(recorder, urlsplit(base_url).path, live, Pace(endpoint.rpm, endpoint.tpm), batch)
+
+        def transport() -> TrustTransport:
+            import httpx2
+
+            from .endpoint.spread import Spread
+            from .recording.transport import TrustTransport
+
+            live = None
+            if recording and batch is None:
+                urls = [base_url, *(Endpoint(url).client_url()[0] for url in endpoint.others)]
+                live = Spread(base_url, urls) if endpoint.others else httpx2.HTTPTransport(retries=0)
+            return TrustTransport(recorder, urlsplit(base_url).path, live, Pace(endpoint.rpm, endpoint.tpm), batch)
+
         max_retries = endpoint.max_retries if recording else 0
 
-        def client() -> openai.OpenAI:
+        def client(transport: TrustTransport) -> openai.OpenAI:
+            import httpx2
             import openai
+
+            from .recording.capture import no_cookies
 
             return openai.OpenAI(
                 base_url=base_url,
@@ -156,7 +183,9 @@ class Model:
 
         where = f"{endpoint.shown}/chat/completions" if recording else ""
         secrets = known(endpoint.base_url, *endpoint.others) if recording else ()
-        return cls(name, client, transport, where, deployment, secrets, max_retries)
+        if recording or batch is not None:
+            return cls(name, client, transport(), where, deployment, secrets, max_retries)
+        return cls(name, client, transport, where, deployment, secrets, max_retries, replay=Replay(recorder))
 
     def chat(self, messages: Sequence[Message], **decoding: Any) -> Answer:
         return self._create(messages, decoding)[0]
@@ -222,13 +251,15 @@ class Model:
     def close(self) -> None:
         if self._client is not None:
             self._client.close()
-        else:
-            self.transport.close()
+        elif self._transport is not None and not callable(self._transport):
+            self._transport.close()
 
 
 def _failure(err: openai.APIError) -> str:
     """One line saying what went wrong with an exchange, from the client's error."""
     import openai
+
+    from .endpoint.conditions import InvalidAnswer, condition_of
 
     if isinstance(err, openai.APIStatusError):
         condition = condition_of(err.response)
@@ -274,6 +305,8 @@ def _refuses_n(err: openai.APIError) -> bool:
     """Whether the endpoint refused a request for ``n`` > 1 answers: a 400 the transport marked ``IgnoresN``, or
     the endpoint's own 400 naming the parameter (in the error's ``param``, or as 'n' in its message)."""
     import openai
+
+    from .endpoint.conditions import IgnoresN, condition_of
 
     if not isinstance(err, openai.APIStatusError) or err.status_code != 400:
         return False

@@ -16,8 +16,9 @@ from pytest_trust.endpoint.breaker import LIMIT, Breaker
 from pytest_trust.endpoint.conditions import IgnoresN, InvalidAnswer, condition_of
 from pytest_trust.errors import EndpointDown, ModelError, RejectsN
 from pytest_trust.model import Endpoint, Model
-from pytest_trust.recording import Recorder, RecordMode, TrustTransport
+from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.stored import stored_response
+from pytest_trust.recording.transport import TrustTransport
 from pytest_trust.scorers.moderation import ModerationScorer
 from pytest_trust.scorers.perspective import PerspectiveScorer
 
@@ -90,7 +91,7 @@ def test_an_endpoint_that_names_n_in_its_400s_param_rejects_n(tmp_path):
     transport = TrustTransport(recorder, "/v1", httpx2.MockTransport(lambda request: httpx2.Response(400, json=refusal)))
     client = openai.OpenAI(base_url="http://127.0.0.1:18401/v1", api_key="no-key", max_retries=0,
                            http_client=httpx2.Client(transport=transport))
-    model = Model("m", lambda: client, transport, where="http://127.0.0.1:18401/v1/chat/completions")
+    model = Model("m", lambda _: client, transport, where="http://127.0.0.1:18401/v1/chat/completions")
     recorder.begin("bench", "S", "item/1")
     try:
         with pytest.raises(RejectsN, match=r"HTTP 400 \(unsupported\)"):

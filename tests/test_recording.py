@@ -22,9 +22,10 @@ from vcr.serialize import deserialize
 from vcr.serializers import jsonserializer
 
 from pytest_trust.errors import CassetteMiss, CorruptCassette
-from pytest_trust.recording import Recorder, RecordMode, TrustTransport
+from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.cassettes import read_cassette, read_cassette_file, scenario_file, write_cassette
 from pytest_trust.recording.journal import Journal, MergeReport, merge_journals
+from pytest_trust.recording.transport import TrustTransport
 
 REPAIR = "restore it from git, or re-record the scenario with --record-mode=rewrite"
 

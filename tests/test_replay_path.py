@@ -25,9 +25,10 @@ from pytest_trust.benchmarks.decodingtrust.stereotype.aggregate import Cell, typ
 from pytest_trust.errors import CassetteMiss
 from pytest_trust.items import Answer
 from pytest_trust.model import Endpoint, Model
-from pytest_trust.recording import Recorder, RecordMode, TrustTransport
+from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording import digest as digests
 from pytest_trust.recording.digest import canonical_float, digest_of_json, request_digest, significant_json
+from pytest_trust.recording.transport import TrustTransport
 from pytest_trust.stats import CHUNK, rng_for
 
 DEMONSTRATIONS = [{"role": role, "content": f"demonstration {i} \u201cquoted\u201d\n"}

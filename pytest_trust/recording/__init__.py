@@ -1,8 +1,10 @@
-"""Recording layer: vcrpy cassettes per scenario, replay by request digest (docs/decisions.md)."""
+"""Recording layer: vcrpy cassettes per scenario, replay by request digest (docs/decisions.md).
+
+The transports (``transport``, ``capture``) are imported by what records: a replay never loads the HTTP stack.
+"""
 
 from .digest import request_digest
 from .modes import RecordMode
 from .recorder import Recorder
-from .transport import TrustTransport
 
-__all__ = ["RecordMode", "Recorder", "TrustTransport", "request_digest"]
+__all__ = ["RecordMode", "Recorder", "request_digest"]

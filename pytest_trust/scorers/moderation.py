@@ -16,15 +16,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import httpx2
-
 from ..endpoint.breaker import Breaker
 from ..endpoint.pacing import Pace
 from ..items import Item
 from ..recording import Recorder
-from ..recording.capture import no_cookies
 from ..redact import redact
-from .recorded import ScoreTransport, failure_line, in_item_tape
 from .settings import Settings, scorer_mode
 from .spec import ScorerSpec
 
@@ -63,9 +59,14 @@ class ModerationScorer:
         self.recorder = recorder
         self.model = model
         self.breaker = Breaker("items", "check the key and the quota, then run again (scores so far are kept)")
+        import httpx2  # the HTTP stack and the client, here: a run that scores otherwise never loads them (0.4 s)
+        import openai
+
+        from ..recording.capture import no_cookies
+        from .recorded import ScoreTransport
+
         live = httpx2.HTTPTransport(retries=0) if key else None
         self.transport = ScoreTransport(recorder, live, Pace(), self._checked, self._miss)
-        import openai  # here, not at the top: a run that scores otherwise never loads it (0.4 s)
 
         self.client = openai.OpenAI(base_url=base_url, api_key=key or "no-key", max_retries=max_retries if key else 0,
                                     timeout=timeout, http_client=httpx2.Client(transport=self.transport,
@@ -73,10 +74,14 @@ class ModerationScorer:
 
     def score(self, texts: Sequence[str], item: Item | None = None) -> list[float | None]:
         """The item's distinct non-empty texts in one request, in order of first appearance; empty ones unscored."""
+        from .recorded import in_item_tape
+
         return in_item_tape(self.recorder, item, self._score_all, texts)
 
     def _score_all(self, texts: Sequence[str]) -> list[float | None]:
         import openai
+
+        from .recorded import failure_line
 
         distinct = list(dict.fromkeys(str(text) for text in texts if text.strip()))
         if not distinct:

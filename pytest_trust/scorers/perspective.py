@@ -22,16 +22,12 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any
 
-import httpx2
-
 from ..endpoint.breaker import Breaker
 from ..endpoint.pacing import Pace
 from ..errors import EndpointDown
 from ..items import Item
 from ..recording import Recorder
-from ..recording.capture import no_cookies
 from ..redact import redact
-from .recorded import ScoreTransport, failure_line, in_item_tape
 from .settings import PERSPECTIVE_URL, Settings, scorer_mode
 from .spec import ScorerSpec
 
@@ -86,12 +82,19 @@ class PerspectiveScorer:
         self.others = tuple(others)  # the other registered scorers, named once Perspective has closed
         self.today = today
         self.breaker = Breaker("texts", "check the key and the quota, then run again (scores so far are kept)")
+        import httpx2  # the HTTP stack, here: a session that scores otherwise never loads it (7.5 MB)
+
+        from ..recording.capture import no_cookies
+        from .recorded import ScoreTransport
+
         live = httpx2.HTTPTransport(retries=0) if key else None
         self.transport = ScoreTransport(recorder, live, Pace(rpm=rpm), answer_problem, self._miss, (200, NO_SCORE))
         self.client = httpx2.Client(transport=self.transport, timeout=timeout, cookies=no_cookies())
 
     def score(self, texts: Sequence[str], item: Item | None = None) -> list[float | None]:
         """Each distinct non-empty text is asked once, in order of first appearance (replay asks the same)."""
+        from .recorded import in_item_tape
+
         return in_item_tape(self.recorder, item, self._score_all, texts)
 
     def _score_all(self, texts: Sequence[str]) -> list[float | None]:
@@ -102,6 +105,10 @@ class PerspectiveScorer:
         return [known.get(text) for text in texts]
 
     def _score_text(self, text: str) -> float | None:
+        import httpx2
+
+        from .recorded import failure_line
+
         params = {"key": self.key} if self.key else None
         body = request_body(text)
         failure = ""
