@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import TypeVar
 
 from . import shards
@@ -90,10 +90,17 @@ class Selection:
         if self.recorder is None:
             return items
         recorder = self.recorder
+        recorded: dict[tuple[str, str], Container[str]] = {}  # asked once a scenario: a cut is often one scenario's
+
+        def has_recording(item: Item) -> bool:
+            ids = recorded.get((item.benchmark, item.scenario))
+            if ids is None:
+                ids = recorded[item.benchmark, item.scenario] = recorder.recorded(item.benchmark, item.scenario)
+            return item.id in ids
+
         # a benchmark without a folder of recordings keeps its items here: the plugin skips or deselects them
         # whole, saying why
-        kept, dropped = split_recorded(items, lambda item: item,
-                                       lambda item: recorder.has_recording(item.benchmark, item.scenario, item.id),
+        kept, dropped = split_recorded(items, lambda item: item, has_recording,
                                        lambda benchmark: True if not (recorder.model_root / benchmark).is_dir() else None)
         self.unrecorded += len(dropped)
         return kept

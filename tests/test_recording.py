@@ -18,12 +18,19 @@ import httpx2
 import openai
 import pytest
 from canned_server import completion
+from conftest import ROOT
 from vcr.serialize import deserialize
 from vcr.serializers import jsonserializer
 
 from pytest_trust.errors import CassetteMiss, CorruptCassette
 from pytest_trust.recording import Recorder, RecordMode
-from pytest_trust.recording.cassettes import read_cassette, read_cassette_file, scenario_file, write_cassette
+from pytest_trust.recording.cassettes import (
+    parse_json,
+    read_cassette,
+    read_cassette_file,
+    scenario_file,
+    write_cassette,
+)
 from pytest_trust.recording.journal import Journal, MergeReport, merge_journals
 from pytest_trust.recording.transport import TrustTransport
 
@@ -521,6 +528,22 @@ def test_a_good_cassette_reads_back_as_written(tmp_path):
     by_item = {"a": [stored("a"), stored("a", episode=1)], "b": [stored("b", text="é")]}
     write_cassette(path, by_item, {"c": "never recorded"})
     assert read_cassette_file(path) == (by_item, {"c": "never recorded"})
+
+
+def test_every_committed_cassette_parses_as_json_parses_it():
+    """parse_json reads through orjson: each of the project's cassette files gives what json.loads gives."""
+    files = sorted((ROOT / "cassettes").rglob("*.json"))
+    assert len(files) > 100
+    for path in files:
+        raw = path.read_bytes()
+        assert parse_json(raw) == json.loads(raw.decode("utf-8")), path
+
+
+@pytest.mark.parametrize("text", ['{"a": "\\ud800 lone"}', '{"a": NaN, "b": -Infinity}', '{"a": 1, "a": 2}'])
+def test_what_orjson_refuses_or_reads_otherwise_is_read_as_json_reads_it(text):
+    """A lone surrogate escape (a byte-level model can emit half an emoji), NaN and Infinity, a repeated key."""
+    got, expected = parse_json(text.encode()), json.loads(text)
+    assert json.dumps(got) == json.dumps(expected)  # NaN != NaN: compared as json writes them
 
 
 def test_nothing_to_merge_is_an_empty_report(tmp_path):

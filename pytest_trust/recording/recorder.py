@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from pathlib import Path
 
 from ..errors import CorruptCassette, NotRecorded
@@ -38,7 +38,7 @@ class Recorder:
         self.stopped = False  # Ctrl-C: nothing more is sent or journaled (``stop``)
         self._paths: dict[tuple[str, str], Path] = {}
         self._files: dict[Path, dict[str, list[Interaction]]] = {}  # the files whose answers are held
-        self._recorded: dict[Path, frozenset[str]] = {}  # each file read: the items it has interactions for
+        self._recorded: dict[Path, frozenset[str]] = {}  # each file read: its items with interactions or a mark
         self._not_recorded: dict[Path, dict[str, str]] = {}
         self._left: dict[Path, int] = {}  # replay: items still to play of each file (``expect``)
         self._corrupt: dict[Path, str] = {}  # scenario file -> why none of its items can replay
@@ -80,7 +80,7 @@ class Recorder:
             by_item, self._not_recorded[path] = {}, {}
             if self.mode is not RecordMode.REWRITE:  # rewrite re-records it from scratch
                 self._corrupt[path] = str(err)
-        self._recorded[path] = frozenset(by_item)
+        self._recorded[path] = frozenset(by_item).union(self._not_recorded[path])
         if self.mode.can_record:
             self._files[path] = by_item
         elif answers:  # a replay serves responses and writes nothing back: the requests, half of a cassette's
@@ -102,15 +102,19 @@ class Recorder:
         return scenario_file(self.root, self.model, benchmark, scenario).exists()
 
     def has_recording(self, benchmark: str, scenario: str, item_id: str) -> bool:
-        """Whether the item has interactions, or a mark saying its source never recorded it.
+        """Whether the item has interactions, or a mark saying its source never recorded it."""
+        return item_id in self.recorded(benchmark, scenario)
 
-        An item of a corrupt scenario file counts as recorded, so replaying it reports the corruption.
+    def recorded(self, benchmark: str, scenario: str) -> Container[str]:
+        """The ids of the scenario's items that ``has_recording``: asked once for a scenario's many items.
+
+        Every item of a corrupt scenario file counts as recorded, so replaying it reports the corruption.
         """
         path = self._load(benchmark, scenario, answers=False)
-        if path in self._corrupt:
-            return True
         marks = self._not_recorded[path]
-        return item_id in self._recorded[path] or item_id in marks or "*" in marks
+        if path in self._corrupt or "*" in marks:
+            return _EVERY_ID
+        return self._recorded[path]
 
     def begin(self, benchmark: str, scenario: str, item_id: str, hint: str | Callable[[], str] = "") -> Tape:
         """Open the item's tape; an item its imported source never recorded raises ``NotRecorded``
@@ -164,3 +168,11 @@ class Recorder:
         if hint:
             lines.append(f"  record it with: {hint}")
         return "\n".join(lines)
+
+
+class _EveryId:
+    def __contains__(self, item_id: object) -> bool:
+        return True
+
+
+_EVERY_ID = _EveryId()
