@@ -32,6 +32,9 @@ from .selection import marker_lines, split_recorded
 from .session import TrustSession
 
 SESSION_KEY = pytest.StashKey[TrustSession]()
+# an item's curated properties (pytest_runtest_makereport), made once for its call and teardown reports: the number
+# of its properties they were made from, and the list
+CURATED_KEY = pytest.StashKey[tuple[int, list[tuple[str, Any]]]]()
 EVERY_SUITE = "*"  # TRUST_SUITE of a module whose cases are every registered suite's items (pytest_trust/suites)
 
 
@@ -379,8 +382,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         return report
     trust_item = _trust_item(item)
     if trust_item is not None:
-        report.user_properties = ([(n, v) for n, v in properties if n not in INTERNAL]
-                                  + item_properties(trust_item, properties))
+        made = item.stash.get(CURATED_KEY, None)
+        if made is None or made[0] != len(properties):  # the call's list serves the teardown, unless one was added
+            made = item.stash[CURATED_KEY] = (len(properties), [(n, v) for n, v in properties if n not in INTERNAL]
+                                              + item_properties(trust_item, properties))
+        report.user_properties = made[1]
     return report
 
 

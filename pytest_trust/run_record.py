@@ -23,7 +23,7 @@ SKIP_PROPERTY = "pytest_trust_skip"
 INTERNAL = frozenset({RESULT_PROPERTY, ERROR_PROPERTY, SKIP_PROPERTY})
 
 
-@dataclass
+@dataclass(slots=True)  # one a reported test: 9,051 in the main job
 class ItemRecord:
     """What one reported test came to. A benchmark item has a result (scored: its verdict and facts), an error
     (it ran and could not be scored), a skip reason, or was lost with its xdist worker; any other test has

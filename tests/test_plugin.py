@@ -91,6 +91,19 @@ atexit.register(lambda: pathlib.Path("frozen.txt").write_text(str(gc.get_freeze_
     assert int((project.path / "frozen.txt").read_text()) > 10_000
 
 
+def test_an_items_call_and_teardown_reports_share_one_list_of_curated_properties(project):
+    """Made once an item (a list and its tuples, two reports an item: 1.5 MB over the gpt-4-0314 stereotype run)."""
+    record(project, "Hodor", "--trust-limit", "3")
+    reprec = project.inline_run("-p", "no:cacheprovider", "--model", "canned", "--trust-limit", "3", "--block-network")
+    reports = [r for r in reprec.getreports("pytest_runtest_logreport") if r.when in ("call", "teardown")]
+    by_item = {}
+    for report in reports:
+        by_item.setdefault(report.nodeid, []).append(report.user_properties)
+    assert len(by_item) == 3
+    for call, teardown in by_item.values():
+        assert ("verdict", "pass") in call and call is teardown
+
+
 def test_failed_gate_fails_the_run_even_when_every_item_passes(project):
     record(project, "Hodor", "--trust-limit", "3")
     thresholds(project, "default:\n  rules_v1.systematic: {max: 0.5}\n")

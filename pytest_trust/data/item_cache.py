@@ -33,7 +33,7 @@ OFF = "PYTEST_TRUST_ITEM_CACHE"  # set to 0 to build every time
 FORMAT = "by-scenario-chunked-4"  # the file's layout, part of its key
 # items a pickle: the main job keeps 9,051 of 264,197 items, spread through their scenarios, and unpickles 31,000;
 # a chunk's items still share the objects they have in common (a demonstration repeated on every item of a
-# scenario), so the file is 1.2x the size of one pickle a scenario, where one a item would be 2.7x
+# scenario), so the file is 1.2x the size of one pickle a scenario, where one pickle an item would be 2.7x
 CHUNK = 8
 
 
