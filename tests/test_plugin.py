@@ -8,6 +8,8 @@ import pytest
 from canned_server import CannedServer
 from conftest import HODOR_SUITE, hodor_ids, mirror, suite_module
 
+from pytest_trust.plugin import RUN_GC_THRESHOLD
+
 RULES_SUITE = suite_module("rules", "rules")
 CASSETTE = ("cassettes", "canned", "rules_v1", "systematic.Hodor.json")  # HODOR_SUITE's one scenario
 
@@ -102,6 +104,24 @@ def test_an_items_call_and_teardown_reports_share_one_list_of_curated_properties
     assert len(by_item) == 3
     for call, teardown in by_item.values():
         assert ("verdict", "pass") in call and call is teardown
+
+
+def test_the_cyclic_collector_runs_less_often_while_items_run_and_as_before_after(project):
+    record(project, "Hodor", "--trust-limit", "3")
+    project.makeconftest("""
+import gc
+
+seen = []
+
+def pytest_runtest_call(item):
+    seen.append(gc.get_threshold()[0])
+
+def pytest_unconfigure(config):
+    (config.rootpath / "thresholds.txt").write_text(f"{min(seen)} {gc.get_threshold()[0]}")
+""")
+    run(project, "--trust-limit", "3", "--block-network").assert_outcomes(passed=3)
+    during, after = map(int, (project.path / "thresholds.txt").read_text().split())
+    assert during == RUN_GC_THRESHOLD > 700 == after  # Python's default, restored
 
 
 def test_failed_gate_fails_the_run_even_when_every_item_passes(project):
