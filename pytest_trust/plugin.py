@@ -327,7 +327,8 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[object]:
         write(f"pytest-trust: recording {len(entries)} items, {config.concurrency} at a time")
         trust.played_ahead = play_ahead(trust, entries, config.concurrency, write)
     threshold = gc.get_threshold()
-    gc.set_threshold(max(threshold[0], RUN_GC_THRESHOLD), *threshold[1:])
+    if threshold[0]:  # 0: the user turned automatic collection off, and it stays off
+        gc.set_threshold(max(threshold[0], RUN_GC_THRESHOLD), *threshold[1:])
     try:
         return (yield)
     finally:
