@@ -4,7 +4,7 @@ A corrupt scenario file fails only that scenario's items, each with the same mes
 scenarios replay. ``--record-mode=rewrite`` reads a corrupt file as empty, and its merge replaces it.
 
 A replay holds a scenario file's answers only while its items play: which items a file records is kept
-(``has_recording``, asked while collecting), the answers are read when its first item plays and let go
+(``recorded``, asked while collecting), the answers are read when its first item plays and let go
 after its last (``expect``), so a run's memory holds one scenario's answers, not every file's. An item
 played again after that (a rerun plugin) reads its file again.
 """
@@ -101,12 +101,9 @@ class Recorder:
         """Whether the scenario has a cassette file."""
         return scenario_file(self.root, self.model, benchmark, scenario).exists()
 
-    def has_recording(self, benchmark: str, scenario: str, item_id: str) -> bool:
-        """Whether the item has interactions, or a mark saying its source never recorded it."""
-        return item_id in self.recorded(benchmark, scenario)
-
     def recorded(self, benchmark: str, scenario: str) -> Container[str]:
-        """The ids of the scenario's items that ``has_recording``: asked once for a scenario's many items.
+        """The ids of the scenario's items that have interactions, or a mark saying their source never recorded
+        them: what --trust-recorded-only keeps, asked once for a scenario's many items.
 
         Every item of a corrupt scenario file counts as recorded, so replaying it reports the corruption.
         """
