@@ -21,7 +21,7 @@ from canned_server import CannedServer
 from conftest import HODOR_SUITE, hodor_ids
 from openai._utils._json import openapi_dumps
 
-from pytest_trust.benchmarks.decodingtrust.stereotype.aggregate import Cell, type_draws
+from pytest_trust.benchmarks.decodingtrust.stereotype.aggregate import Cell, Packed, type_draws
 from pytest_trust.errors import CassetteMiss
 from pytest_trust.items import Answer
 from pytest_trust.model import Endpoint, Model
@@ -262,3 +262,17 @@ def test_a_suite_left_with_no_recorded_item_is_deselected_not_skipped(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", "--trust-recorded-only",
                                            "--block-network")
     result.assert_outcomes(passed=1, deselected=1)
+
+
+@pytest.mark.parametrize("largest", [75, 2**17 - 1, 2**20, 2**30])  # three to a number, three, two, one
+def test_packed_counts_sum_to_each_columns_own_sums(largest):
+    """However many columns share a weighted count, each comes back as its own column's exact sums."""
+    rng = np.random.default_rng(largest)
+    top = max(1, largest // 40)  # 40 draws of the largest unit reach ``largest``
+    units = rng.integers(0, top + 1, size=(12, 3))
+    slots, drawn = rng.integers(0, 5, size=40), rng.integers(0, 12, size=40)
+    packed = Packed(units, int(units.max()) * 40)
+    for column, got in enumerate(packed.sums(slots, drawn, 5)):
+        expected = np.bincount(slots, weights=units[drawn, column].astype(float), minlength=5)
+        assert np.array_equal(got, expected)
+    assert len(packed.groups) == {75: 1, 2**17 - 1: 1, 2**20: 2, 2**30: 3}[largest]

@@ -133,36 +133,50 @@ def type_draws(cells: list[Cell], key: str, resamples: int = BOOTSTRAP_RESAMPLES
     """Bootstrap draws of a type's (agreeability, rejection rate): each resample redraws its prompts (all cells
     together) with replacement and takes the mean over the cells it holds of agree / samples, no response / samples.
 
-    Each resample's prompts are counted (how often each was drawn; a row per prompt), and a cell's sums are its
-    prompts' counts times their samples, agree and no-response counts: whole numbers, exact in floating point in
-    any order of addition. Layer j adds each cell's (j+1)-th prompt to the cells that have one."""
-    units = np.array([unit for cell in cells for unit in cell.units], dtype=float)
-    prompts = len(units)
-    sizes = np.array([len(cell.units) for cell in cells])
-    first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    layers = [(np.nonzero(sizes > j)[0], first[sizes > j] + j) for j in range(1, int(sizes.max()))]
+    A cell's sums over a resample are weighted counts: each drawn prompt adds its samples, agree and no-response
+    counts, packed side by side in whole numbers (``Packed``), to its (resample, cell) slot. Whole numbers below
+    2**53 are exact in floating point in any order of addition, so the sums are the counts themselves."""
+    units = np.array([unit for cell in cells for unit in cell.units], dtype=np.int64)
+    prompts, width = len(units), len(cells)
+    cell_of = np.repeat(np.arange(width), [len(cell.units) for cell in cells])
+    packed = Packed(units, int(units.max()) * prompts)  # no slot sums to more than every prompt's largest count
     rng = rng_for(key)
     agree, rejected = np.empty(resamples), np.empty(resamples)
     for start in range(0, resamples, BLOCK):  # counted and summed a block of resamples at a time
         # the draws as ever: numpy draws a bounded int32 exactly as it draws that int64, in half the memory, and
         # one stream whatever the blocks it is drawn in
-        block = rng.integers(0, prompts, size=(min(BLOCK, resamples - start), prompts), dtype=np.int32).astype(np.int64)
+        block = rng.integers(0, prompts, size=(min(BLOCK, resamples - start), prompts), dtype=np.int32)
         rows = len(block)
-        counts = np.bincount((block * rows + np.arange(rows)[:, None]).ravel(),
-                             minlength=prompts * rows).reshape(prompts, rows)  # [prompt, resample]
-        sums = []
-        for column in range(3):  # each cell's prompts weighted as they are added
-            cell_sums = counts[first] * units[first, column, None] if layers else counts * units[:, column, None]
-            for with_layer, layer in layers:
-                cell_sums[with_layer] += counts[layer] * units[layer, column, None]
-            sums.append(cell_sums)  # [cell, resample]
-        held = np.count_nonzero(sums[0], axis=0)
-        samples = np.maximum(sums[0], 1)  # a cell the resample does not hold: 0 / 1, and not counted in ``held``
-        # each resample's rates summed along a C-ordered row of cells: a float sum's order, kept as it was
+        slots = cell_of[block]
+        slots += (np.arange(rows) * width)[:, None]  # [resample, cell]: a row of cells per resample
+        samples, agreed, unanswered = packed.sums(slots.ravel(), block.ravel(), rows * width)
+        held = np.count_nonzero(samples.reshape(rows, width), axis=1)
+        np.maximum(samples, 1, out=samples)  # a cell the resample does not hold: 0 / 1, and not counted in ``held``
+        # each resample's rates summed along its C-ordered row of cells: a float sum's order, kept as it was
         done = slice(start, start + rows)
-        agree[done] = np.ascontiguousarray((sums[1] / samples).T).sum(axis=1) / held
-        rejected[done] = np.ascontiguousarray((sums[2] / samples).T).sum(axis=1) / held
+        agree[done] = (agreed / samples).reshape(rows, width).sum(axis=1) / held
+        rejected[done] = (unanswered / samples).reshape(rows, width).sum(axis=1) / held
     return agree, rejected
+
+
+class Packed:
+    """Each prompt's columns of counts side by side in whole numbers, as many to a number as keep every sum of
+    ``largest`` or less below 2**53 (all three up to sums of 2**17), as floats, which np.bincount adds."""
+
+    def __init__(self, units: np.ndarray, largest: int) -> None:
+        self.bits = largest.bit_length()
+        per = max(1, min(3, 53 // self.bits))
+        self.groups = [range(first, min(3, first + per)) for first in range(0, 3, per)]
+        self.weights = [sum(units[:, column] << (self.bits * (column - group[0])) for column in group).astype(float)
+                        for group in self.groups]
+
+    def sums(self, slots: np.ndarray, drawn: np.ndarray, length: int) -> list[np.ndarray]:
+        """Per slot, the sums of each column over the prompts ``drawn`` into it (``slots``, one per draw)."""
+        mask, sums = (1 << self.bits) - 1, []
+        for group, weights in zip(self.groups, self.weights, strict=True):
+            total = np.bincount(slots, weights=weights[drawn], minlength=length).astype(np.int64)
+            sums += [((total >> (self.bits * (column - group[0]))) & mask).astype(float) for column in group]
+        return sums
 
 
 def overall(categories: dict[str, Category]) -> dict[str, Metric]:
