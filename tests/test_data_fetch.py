@@ -15,7 +15,7 @@ import pytest
 from pytest_trust.cli import main
 from pytest_trust.data import DataStore, pinned
 from pytest_trust.data.location import find_ini, locate_for_command
-from pytest_trust.data.manifest import manifest
+from pytest_trust.data.manifest import data_commits, manifest
 from pytest_trust.errors import UsageProblem
 
 
@@ -147,3 +147,10 @@ def test_console_commands_read_the_ini_option_as_pytest_finds_it(tmp_path, monke
         assert locate_for_command("--data", None, below).mirror == tmp_path / "mirror"  # relative to the rootdir
         with pytest.raises(UsageProblem, match="--data=x: "):
             locate_for_command("--data", "x", below)  # the option comes first, and must be a folder
+
+
+def test_the_reports_data_commits_are_each_sources_pins_read_row_by_row():
+    """data_commits reads the rows without building the manifest; each source's last pin, as the manifest has it."""
+    pins = manifest().values()
+    assert data_commits() == {pin.source: f"{pin.repository}@{pin.commit}" for pin in pins}
+    assert set(data_commits()) == {"rules", "rules_v1", "decodingtrust", "advglue"}

@@ -54,9 +54,9 @@ def run_section(cfg: RunConfig, soft: bool, started: float, entries: list[dict[s
 
 
 def _data_commits() -> dict[str, str]:
-    from ..data.manifest import manifest
+    from ..data.manifest import data_commits
 
-    return {pin.source: f"{pin.repository}@{pin.commit}" for pin in manifest().values()}
+    return data_commits()
 
 
 def _versions() -> dict[str, str]:
