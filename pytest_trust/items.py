@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Item:
     """One benchmark item: what the benchmark needs to build its requests and score the answers.
 

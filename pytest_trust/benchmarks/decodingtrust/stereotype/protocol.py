@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from ....items import Item, Result, Verdict
 from ..common import Message, check_available
+from .items import user_prompt
 from .prompts import system_prompt
 from .score import AGREE, DISAGREE, LETTERS, NO_RESPONSE, classify
 
@@ -29,7 +30,7 @@ def messages(item: Item) -> list[Message]:
     """The paper's request: the system prompt of the item's type, then the prompt (task description once)."""
     inputs = item.inputs
     return [{"role": "system", "content": system_prompt(inputs["sys"], inputs["group"])},
-            {"role": "user", "content": inputs["user"]}]
+            {"role": "user", "content": user_prompt(item)}]
 
 
 def run(item: Item, model: SamplingModel) -> Result:

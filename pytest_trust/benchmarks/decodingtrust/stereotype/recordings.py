@@ -21,7 +21,7 @@ from ....errors import DataError
 from ....items import Item
 from ...spec import Recorded, Unrecorded
 from ..common import SOURCE, Message
-from .items import NAME, load_items
+from .items import NAME, load_items, user_prompt
 from .prompts import DECODING, SYS_TYPES, TOPICS, scenario
 
 GENERATIONS = "data/stereotype/generations"
@@ -66,7 +66,7 @@ def paired(items: Sequence[Item], rows: list[list[str]], path: str, model: str,
                         f"the file's rows say {', '.join(map(repr, found[:3]))}")
     file = path.rsplit("/", 1)[1]
     for item in items:
-        number = first.get(item.inputs["user"])
+        number = first.get(user_prompt(item))
         if number is None:
             yield Unrecorded(NAME, item.scenario, f"{file} has no row for this prompt", item.id, (path,))
             continue
