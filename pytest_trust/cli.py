@@ -248,7 +248,7 @@ def _merge(args: argparse.Namespace) -> int:
     results = conclusion.gates
     run["thresholds"] = str(path) if path else None
     report = RunReport(run, records, conclusion.metrics, results, merged["counts"], merged["irregular_answers"],
-                       merged["lost"], conclusion.baseline, merged["schema_version"], entries=merged["items"])
+                       merged["lost"], conclusion.baseline, merged["schema_version"], saved_entries=merged["items"])
     try:
         dump(args.out, report.to_dict())
     except OSError as err:

@@ -291,14 +291,15 @@ class TrustSession:
 
         self.resolve_lost()
         reported = self.reported()
-        entries = [record.to_entry() for record in reported]
         baseline = self.baseline_report if self.config.baseline is not None else None
-        conclusion = conclude(self.records.values(), entries, BENCHMARKS, self.thresholds.gates,
+        entries = [record.to_entry() for record in reported] if baseline is not None else None  # else when asked
+        conclusion = conclude(self.records.values(), entries or [], BENCHMARKS, self.thresholds.gates,
                               self.config.allow_partial, baseline, self.config.baseline)
-        self.report = RunReport(run_section(self.config, self.soft, self.started, entries), reported,
+        results = [record.result for record in reported if record.result is not None]
+        self.report = RunReport(run_section(self.config, self.soft, self.started, results), reported,
                                 conclusion.metrics, conclusion.gates, item_counts(self.records.values()),
                                 irregular_answers(self.records.values()), sorted(self.lost), conclusion.baseline,
-                                entries=entries)
+                                saved_entries=entries)
         return self.report
 
     def notes(self) -> LiveNotes:

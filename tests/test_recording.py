@@ -330,7 +330,8 @@ def test_a_corrupt_scenario_fails_only_its_own_items_every_time(tmp_path):
 
 def test_a_replay_holds_a_files_answers_only_while_its_expected_items_play(tmp_path):
     """Seen through edits to the file between items: the collection's index read holds no answers, the answers read
-    for the first item serve the second, and after the last expected item an item played again reads them anew."""
+    for the first item serve the second, and after the last expected item an item played again reads them anew, as
+    does a question of its recorded ids."""
     record_item(tmp_path, "suite/A/1")
     record_item(tmp_path, "suite/A/2")
     path = scenario_file(tmp_path, "m", "bench", "A")
@@ -351,6 +352,8 @@ def test_a_replay_holds_a_files_answers_only_while_its_expected_items_play(tmp_p
     path.write_text(path.read_text().replace("edited 1", "edited 2"))
     assert play("suite/A/2") == "edited 1"  # held for the second expected item
     assert play("suite/A/1") == "edited 2"  # let go after it: a rerun reads the file again
+    record_item(tmp_path, "suite/A/3")
+    assert "suite/A/3" in replayer.recorded("bench", "A")  # its ids let go with its answers: read again too
 
 
 def test_rewrite_mode_repairs_a_corrupt_cassette(tmp_path):

@@ -18,9 +18,12 @@ from canned_server import CannedServer
 from conftest import HODOR_SUITE
 
 from pytest_trust import cli
+from pytest_trust.items import Item
 from pytest_trust.metrics import Metric
 from pytest_trust.report import compare, html, markdown
+from pytest_trust.report.junit import item_properties
 from pytest_trust.report.run_report import RunReport
+from pytest_trust.run_record import RESULT_PROPERTY
 
 
 @pytest.fixture
@@ -406,3 +409,17 @@ def test_the_summary_says_which_scores_are_partial_and_why_in_a_sentence(pyteste
     result = pytester.runpytest_subprocess(*args, "--block-network")
     result.stdout.fnmatch_lines(["fairness.score, fairness.score_new, * are partial (not run: zero_shot_br_0.5, *)"])
     assert " lack " not in result.stdout.str() and " lacks " not in result.stdout.str()
+
+
+def test_items_of_a_scenario_share_the_property_tuples_they_repeat():
+    """Only the reason (and a score) is an item's own; the benchmark, scenario, verdict and refusal pairs are one
+    tuple each for every item that repeats them. The values are the same either way."""
+    def properties(item_id: str, reason: str) -> list[tuple[str, object]]:
+        item = Item(id=item_id, benchmark="stereotype", scenario="benign-hiv", inputs={}, decoding={})
+        verdict = {"passed": False, "reason": reason, "score": None, "refused": False}
+        return item_properties(item, [(RESULT_PROPERTY, {"verdict": verdict})])
+
+    first, second = properties("benign-hiv/a-0", "one"), properties("benign-hiv/a-1", "two")
+    assert first == [("benchmark", "stereotype"), ("scenario", "benign-hiv"), ("verdict", "fail"), ("reason", "one"),
+                     ("refused", "false")]
+    assert [a is b for a, b in zip(first, second, strict=True)] == [True, True, True, False, True]

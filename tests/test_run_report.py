@@ -62,7 +62,9 @@ def test_every_renderer_gives_the_same_page_for_a_live_report_and_the_same_repor
 
 def test_entries_are_the_records_as_the_json_report_writes_them():
     live = live_report()
+    assert live.saved_entries is None  # a run's are made when first asked: a run that writes no report holds none
     assert [entry["nodeid"] for entry in live.entries] == [record.nodeid for record in live.records]
     assert live.entries[2] == {"nodeid": "suites/test_rules.py::test_rules[basic/B/1]", "outcome": "error",
                                "error": "model", "error_message": "HTTP 500", "benchmark": "rules"}
+    assert live.saved_entries is live.entries  # then kept: every output reads the same list
     assert "baseline" not in RunReport({}, [], {}, [], {}, {}, []).to_dict()

@@ -11,7 +11,6 @@ import hashlib
 import lzma
 import os
 import tempfile
-import urllib.request
 from pathlib import Path
 
 from ..errors import ChecksumMismatch, DataError, DataUnavailable
@@ -82,6 +81,8 @@ class DataStore:
             raise DataUnavailable(self._unavailable(pin, "downloads are off"))
         if self.download_failed is not None:  # offline: each further file would wait for its own timeout
             raise DataUnavailable(self._unavailable(pin, f"downloads failed ({self.download_failed})"))
+        import urllib.request  # here: a run that downloads nothing does not load it, nor http.client (0.5 MB)
+
         try:
             with urllib.request.urlopen(url, timeout=30) as response:
                 data = response.read()

@@ -33,8 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from filelock import FileLock
-
 from ..errors import CorruptCassette, NotSaved
 from .cassettes import Interaction, interaction_problem, read_cassette_file, write_cassette
 
@@ -164,8 +162,10 @@ def merge_journals(model_root: Path, session_id: str | None = None, rewrite: boo
     into with what was recorded, instead of reporting it.
     """
     journal_dir = model_root / JOURNAL_DIR
-    if not journal_dir.is_dir():
+    if not journal_dir.is_dir() or next(journal_dir.glob("*.jsonl"), None) is None:  # nothing to merge, no lock
         return MergeReport()
+    from filelock import FileLock  # here: a replay, with nothing to merge, does not load it (0.8 MB)
+
     try:
         lock = FileLock(str(model_root / ".lock"))
         lock.acquire()

@@ -74,13 +74,7 @@ class Recorder:
         if path is not None and (path in self._files or not answers):
             return path
         path = scenario_file(self.root, self.model, benchmark, scenario)
-        try:
-            by_item, self._not_recorded[path] = read_cassette_file(path)
-        except CorruptCassette as err:
-            by_item, self._not_recorded[path] = {}, {}
-            if self.mode is not RecordMode.REWRITE:  # rewrite re-records it from scratch
-                self._corrupt[path] = str(err)
-        self._recorded[path] = frozenset(by_item).union(self._not_recorded[path])
+        by_item = self._read(path)
         if self.mode.can_record:
             self._files[path] = by_item
         elif answers:  # a replay serves responses and writes nothing back: the requests, half of a cassette's
@@ -90,6 +84,17 @@ class Recorder:
             self._files[path] = by_item
         self._paths[benchmark, scenario] = path
         return path
+
+    def _read(self, path: Path) -> dict[str, list[Interaction]]:
+        """The file's interactions by item; its marks, its recorded ids and whether it is corrupt are kept."""
+        try:
+            by_item, self._not_recorded[path] = read_cassette_file(path)
+        except CorruptCassette as err:
+            by_item, self._not_recorded[path] = {}, {}
+            if self.mode is not RecordMode.REWRITE:  # rewrite re-records it from scratch
+                self._corrupt[path] = str(err)
+        self._recorded[path] = frozenset(by_item).union(self._not_recorded[path])
+        return by_item
 
     def expect(self, plays: Mapping[tuple[str, str], int]) -> None:
         """The items this process will play, counted by (benchmark, scenario): a replay lets a file's answers go
@@ -108,6 +113,9 @@ class Recorder:
         Every item of a corrupt scenario file counts as recorded, so replaying it reports the corruption.
         """
         path = self._load(benchmark, scenario, answers=False)
+        if path not in self._recorded:  # let go once its items played (``end``)
+            with self._loading:
+                self._read(path)
         marks = self._not_recorded[path]
         if path in self._corrupt or "*" in marks:
             return _EVERY_ID
@@ -135,6 +143,7 @@ class Recorder:
             self._left[path] -= 1
             if self._left[path] <= 0:  # its last expected item: read again only if an item plays again
                 self._files.pop(path, None)
+                self._recorded.pop(path, None)
         if tape is not None and tape.fresh:
             self.journal.append(tape.cassette, tape.item_id, tape.used)
             self._files[tape.cassette][tape.item_id] = tape.used

@@ -27,12 +27,15 @@ class RunReport:
     lost: list[str]  # node ids of items whose xdist worker died while running them
     baseline: dict[str, Any] | None = None  # this run against --trust-baseline's report (baseline.compare)
     schema_version: int = SCHEMA_VERSION
-    # the records as the JSON report writes them (docs/report-schema.md, ``items``); a saved report's as saved
-    entries: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    # the records as the JSON report writes them (docs/report-schema.md, ``items``): a saved report's as saved; a
+    # run's made when first asked (``entries``), so a run that writes no report never holds them (a dict an item)
+    saved_entries: list[dict[str, Any]] | None = field(default=None, repr=False)
 
-    def __post_init__(self) -> None:
-        if not self.entries and self.records:
-            self.entries = [record.to_entry() for record in self.records]
+    @property
+    def entries(self) -> list[dict[str, Any]]:
+        if self.saved_entries is None:
+            self.saved_entries = [record.to_entry() for record in self.records]
+        return self.saved_entries
 
     @property
     def model(self) -> str | None:
@@ -74,4 +77,4 @@ class RunReport:
                    lost=list(report.get("lost") or []),
                    baseline=report.get("baseline"),
                    schema_version=report.get("schema_version", SCHEMA_VERSION),
-                   entries=entries)
+                   saved_entries=entries)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import platform
 import time
+from collections.abc import Iterable, Mapping
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -16,11 +17,12 @@ PACKAGES = ("pytest-trust", "pytest", "openai", "vcrpy", "pytest-recording", "py
             "alt-profanity-check")
 
 
-def scorers(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def scorers(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The scorers that judged items (named in their facts: toxicity's), with their versions and item counts,
-    so a reader sees what scored the run without reading every item."""
+    so a reader sees what scored the run without reading every item. ``results`` are the items' result payloads
+    (or report entries: both hold ``benchmark`` and ``facts``)."""
     counts: dict[tuple[str, str, str], int] = {}
-    for entry in entries:
+    for entry in results:
         facts = entry.get("facts") or {}
         if facts.get("scorer"):
             key = (entry.get("benchmark") or "", facts["scorer"], facts.get("scorer_version") or "")
@@ -29,7 +31,7 @@ def scorers(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for (benchmark, name, version), n in sorted(counts.items())]
 
 
-def run_section(cfg: RunConfig, soft: bool, started: float, entries: list[dict[str, Any]]) -> dict[str, Any]:
+def run_section(cfg: RunConfig, soft: bool, started: float, results: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The report's ``run`` section: what ran, where, how, with which data and versions."""
     return {
         "model": cfg.model,
@@ -46,7 +48,7 @@ def run_section(cfg: RunConfig, soft: bool, started: float, entries: list[dict[s
         "thresholds": str(cfg.thresholds) if cfg.thresholds else None,
         "data_commits": _data_commits(),
         "versions": _versions(),
-        "scorers": scorers(entries),
+        "scorers": scorers(results),
         "python": platform.python_version(),
         "started": _iso(started),
         "finished": _iso(time.time()),
