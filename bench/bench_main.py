@@ -12,7 +12,8 @@ the physical floor of the product is that plus the benchmark's scorer.
   rules       the same with -m rules
   stereotype  the same with -m stereotype
   gpt4_<P>    pytest suites/ -m P --model gpt-4-0314 --block-network ... on DecodingTrust's recorded gpt-4-0314 run of
-              perspective P (default stereotype), imported into a temp dir first; only with the data mirror
+              perspective P (default stereotype; ``all``: every perspective, no -m), imported into a temp dir first;
+              only with the data mirror
 
 Measurement: after that first run, R rounds (default 3; --quick: 1), each running every case's two sides one after
 the other, ours first in odd rounds and the floor first in even ones. Each run is one child process reaped with
@@ -53,6 +54,7 @@ MAIN = ["suites/", "--trust-recorded-only", "--block-network", "-q", "--tb=no", 
 TARGETS = {"main": 1.5, "rules": 1.5}  # issue 29; the other cases are measured and printed with the same bound
 DEFAULT_TARGET = 1.5
 PEAK_TARGETS_MB = {"main": 400.0}
+EVERY_PERSPECTIVE = "all"  # --perspective all: the whole imported run, every suite it recorded
 COUNTS = re.compile(r"(\d+) (passed|failed|skipped|errors?|deselected|xfailed|xpassed)\b")
 OUTCOMES = ("passed", "failed", "skipped", "error")
 
@@ -244,16 +246,18 @@ def import_gpt4(perspective: str, data: str | None, tmp: Path) -> list[str]:
     assert data is not None
     root = tmp / "cassettes"
     started = time.perf_counter()
+    only = [] if perspective == EVERY_PERSPECTIVE else ["--only", perspective]
     done = subprocess.run([sys.executable, "-c", "import sys; from pytest_trust.cli import main; sys.exit(main())",
-                           "import", "decodingtrust", "--model", "gpt-4-0314", "--only", perspective,
+                           "import", "decodingtrust", "--model", "gpt-4-0314", *only,
                            "--cassettes", str(root), "--data", data], cwd=tmp, env=child_env(data),
                           capture_output=True, text=True, check=False)
     if done.returncode != 0:
         sys.exit(f"pytest-trust import decodingtrust failed: {done.stderr[-2000:]}")
     print(f"gpt4_{perspective}: {done.stdout.strip().splitlines()[-1].split(';')[0]} in "
           f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
-    return ["suites/", "-m", perspective, "--model", "gpt-4-0314", f"--trust-cassettes={root}",
-            *MAIN[2:], "--trust-recorded-only"]
+    marker = [] if perspective == EVERY_PERSPECTIVE else ["-m", perspective]
+    return ["suites/", *marker, "--model", "gpt-4-0314", f"--trust-cassettes={root}", *MAIN[2:],
+            "--trust-recorded-only"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -262,7 +266,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="a case to measure (repeatable; default: all, gpt4 only with the data mirror)")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds (default 3)")
     parser.add_argument("--quick", action="store_true", help="one round")
-    parser.add_argument("--perspective", default="stereotype", help="the gpt-4-0314 case's perspective")
+    parser.add_argument("--perspective", default="stereotype",
+                        help=f"the gpt-4-0314 case's perspective, or {EVERY_PERSPECTIVE!r}: every one (minutes a run)")
     parser.add_argument("--data", default=os.environ.get("PYTEST_TRUST_DATA"), help="the data mirror")
     parser.add_argument("--keep", action="store_true", help="keep the temp dir (the runs' logs)")
     args = parser.parse_args(argv)
