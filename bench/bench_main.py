@@ -246,15 +246,24 @@ def import_gpt4(perspective: str, data: str | None, tmp: Path) -> list[str]:
     assert data is not None
     root = tmp / "cassettes"
     started = time.perf_counter()
-    only = [] if perspective == EVERY_PERSPECTIVE else ["--only", perspective]
-    done = subprocess.run([sys.executable, "-c", "import sys; from pytest_trust.cli import main; sys.exit(main())",
-                           "import", "decodingtrust", "--model", "gpt-4-0314", *only,
-                           "--cassettes", str(root), "--data", data], cwd=tmp, env=child_env(data),
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(gpt4_import(perspective, root, data), cwd=tmp, env=child_env(data), capture_output=True,
+                          text=True, check=False)
     if done.returncode != 0:
         sys.exit(f"pytest-trust import decodingtrust failed: {done.stderr[-2000:]}")
     print(f"gpt4_{perspective}: {done.stdout.strip().splitlines()[-1].split(';')[0]} in "
           f"{time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return gpt4_replay(perspective, root)
+
+
+def gpt4_import(perspective: str, root: Path, data: str) -> list[str]:
+    """The command importing the run of ``perspective`` (``all``: of every one) into ``root``."""
+    only = [] if perspective == EVERY_PERSPECTIVE else ["--only", perspective]
+    return [sys.executable, "-c", "import sys; from pytest_trust.cli import main; sys.exit(main())", "import",
+            "decodingtrust", "--model", "gpt-4-0314", *only, "--cassettes", str(root), "--data", data]
+
+
+def gpt4_replay(perspective: str, root: Path) -> list[str]:
+    """The arguments replaying it: that perspective's suite (``all``: every suite the run recorded)."""
     marker = [] if perspective == EVERY_PERSPECTIVE else ["-m", perspective]
     return ["suites/", *marker, "--model", "gpt-4-0314", f"--trust-cassettes={root}", *MAIN[2:],
             "--trust-recorded-only"]

@@ -46,3 +46,10 @@ def test_rounds_must_be_positive(capsys):
     with pytest.raises(SystemExit):
         bench.main(["--rounds", "0"])
     assert "--rounds must be 1 or more" in capsys.readouterr().err
+
+
+def test_the_gpt4_case_of_every_perspective_imports_and_replays_them_all():
+    one, every = (bench.gpt4_import(p, Path("/c"), "/data") for p in ("stereotype", "all"))
+    assert one[-6:] == ["--only", "stereotype", "--cassettes", "/c", "--data", "/data"] and "--only" not in every
+    assert bench.gpt4_replay("stereotype", Path("/c"))[:3] == ["suites/", "-m", "stereotype"]
+    assert bench.gpt4_replay("all", Path("/c"))[:3] == ["suites/", "--model", "gpt-4-0314"]
