@@ -24,6 +24,7 @@ from vcr.serializers import jsonserializer
 
 from pytest_trust.errors import CassetteMiss, CorruptCassette
 from pytest_trust.recording import Recorder, RecordMode
+from pytest_trust.recording.answers import recorded_choices
 from pytest_trust.recording.cassettes import (
     parse_json,
     read_cassette,
@@ -545,8 +546,20 @@ def test_every_committed_cassette_parses_as_json_parses_it():
 @pytest.mark.parametrize("text", ['{"a": "\\ud800 lone"}', '{"a": NaN, "b": -Infinity}', '{"a": 1, "a": 2}'])
 def test_what_orjson_refuses_or_reads_otherwise_is_read_as_json_reads_it(text):
     """A lone surrogate escape (a byte-level model can emit half an emoji), NaN and Infinity, a repeated key."""
-    got, expected = parse_json(text.encode()), json.loads(text)
-    assert json.dumps(got) == json.dumps(expected)  # NaN != NaN: compared as json writes them
+    for raw in (text.encode(), text):  # a file's bytes, a recorded body's text
+        got, expected = parse_json(raw), json.loads(text)
+        assert json.dumps(got) == json.dumps(expected)  # NaN != NaN: compared as json writes them
+
+
+def test_every_committed_recorded_body_is_read_as_json_reads_it():
+    """A replay reads each recorded body (a string) through parse_json: the choices are json's, also for the bodies
+    that hold characters beyond ASCII."""
+    bodies = [interaction["response"]["body"]["string"] for path in sorted((ROOT / "cassettes").rglob("*.json"))
+              for interaction in json.loads(path.read_text())["interactions"]]
+    assert len(bodies) > 1000 and not all(body.isascii() for body in bodies)
+    for body in bodies:
+        assert recorded_choices(body) == [(choice["message"].get("content"), choice.get("finish_reason"))
+                                          for choice in json.loads(body)["choices"]]
 
 
 def test_nothing_to_merge_is_an_empty_report(tmp_path):

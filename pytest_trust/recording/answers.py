@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .cassettes import parse_json
+
 MAX_ANSWER_BYTES = 2 * 1024 * 1024  # one response body; the largest a benchmark asks for (25 x 150 tokens) is ~100 kB
 
 
@@ -40,7 +42,7 @@ def recorded_choices(body: str) -> list[tuple[str | None, str | None]] | None:
     if len(body) > MAX_ANSWER_BYTES:
         return None
     try:
-        data = json.loads(body)
+        data = parse_json(body)
     except ValueError:
         return None
     if _data_problem(data, None) is not None:

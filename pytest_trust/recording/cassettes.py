@@ -70,15 +70,15 @@ def read_cassette_file(path: Path) -> tuple[dict[str, list[Interaction]], dict[s
     return by_item, not_recorded
 
 
-def parse_json(raw: bytes) -> Any:
-    """A file's UTF-8 JSON as ``json.loads`` reads it. orjson reads a replay's cassettes in half the time; what it
-    refuses and json reads (a lone surrogate escape, NaN) is read by json. One difference is left: orjson reads
-    an integer beyond 64 bits as a float, which no cassette's own numbers (version, episode, status) can be, and
-    a recorded body is a string."""
+def parse_json(raw: bytes | str) -> Any:
+    """UTF-8 JSON (a file's bytes, a recorded body's text) as ``json.loads`` reads it. orjson reads a replay's
+    cassettes and bodies in half the time; what it refuses and json reads (a lone surrogate escape, NaN) is read by
+    json. One difference is left: orjson reads an integer beyond 64 bits as a float, which neither a cassette's own
+    numbers (version, episode, status) nor a completion's (created, token counts) can be."""
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return json.loads(raw.decode("utf-8"))
+        return json.loads(raw if isinstance(raw, str) else raw.decode("utf-8"))
 
 
 def interaction_problem(interaction: Any) -> str | None:
