@@ -164,7 +164,7 @@ class Packed:
     ``largest`` or less below 2**53 (all three up to sums of 2**17), as floats, which np.bincount adds."""
 
     def __init__(self, units: np.ndarray, largest: int) -> None:
-        self.bits = largest.bit_length()
+        self.bits = max(1, largest.bit_length())
         per = max(1, min(3, 53 // self.bits))
         self.groups = [range(first, min(3, first + per)) for first in range(0, 3, per)]
         self.weights = [sum(units[:, column] << (self.bits * (column - group[0])) for column in group).astype(float)
