@@ -54,6 +54,9 @@ def behavior_items(behavior: str, records: Sequence[Mapping[str, Any]], where: s
     if scenario not in SCENARIOS:
         raise DataError(f"{where or behavior}: no v1 scenario named {scenario!r}")
     items, seen = [], set()
+    # one mapping and one tags tuple for the call's items (read, never changed): a pickled
+    # chunk's items then share them
+    decoding, tags = dict(DECODING), (behavior,)
     for line, record in enumerate(records, 1):
         try:
             prompt = SCENARIOS[scenario](record["params"]).prompt
@@ -71,6 +74,6 @@ def behavior_items(behavior: str, records: Sequence[Mapping[str, Any]], where: s
         seen.add(item_id)
         inputs = {"behavior": behavior, "scenario": scenario, "rules": prompt, "excerpt": excerpt,
                   "source_model": record["model"], "category": record.get("category")}
-        items.append(Item(id=item_id, benchmark=NAME, scenario=behavior, inputs=inputs, decoding=dict(DECODING),
-                          expected=label, tags=(behavior,)))
+        items.append(Item(id=item_id, benchmark=NAME, scenario=behavior, inputs=inputs, decoding=decoding,
+                          expected=label, tags=tags))
     return items

@@ -34,7 +34,7 @@ def scenario_items(scenario: Scenario, seed: int, rows: list[dict[str, Any]],
     """One seed file's items. Spurious runs ask the ``yes`` items first, then the others
     (``test_sc_hydra.test``); their recordings keep that order, so the items do too."""
     shared = {} if shared is None else shared
-    items = []
+    items, tags = [], (scenario.part,)  # one tags tuple for the file's items: a pickled chunk's items share it
     for index, row in enumerate(rows):
         examples = () if scenario.zero else tuple(tuple(pair) for pair in row["examples"])
         examples = shared.setdefault(examples, examples)
@@ -43,7 +43,7 @@ def scenario_items(scenario: Scenario, seed: int, rows: list[dict[str, Any]],
                   "examples": examples}
         items.append(Item(id=f"{scenario.name}/{seed}/{index}", benchmark=NAME, scenario=scenario.name,
                           inputs=inputs, decoding=CLASSIFICATION_DECODING, expected=row["label"],
-                          tags=(scenario.part,)))
+                          tags=tags))
     if scenario.part == "spurious":
         items = [i for i in items if i.expected == "yes"] + [i for i in items if i.expected != "yes"]
     return items

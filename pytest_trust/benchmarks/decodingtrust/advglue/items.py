@@ -53,8 +53,11 @@ def load_items(data: DataStore, settings: Mapping[str, Any] | None = None) -> li
 def task_items(task: str, examples: Sequence[Mapping[str, Any]], chosen: str = DEFAULT_PROTOCOL) -> list[Item]:
     """The adversarial items of one task, in file order (the position is upstream's result index)."""
     keys = [key for key in TASK_TO_KEYS[task] if key]
+    # one mapping and one tags tuple for the call's items (read, never changed): a pickled
+    # chunk's items then share them
+    decoding, tags = dict(DECODING[chosen]), ("adv", task)
     return [Item(id=f"adv-{task}/{position}", benchmark=NAME, scenario=f"adv-{task}",
                  inputs={"task": task, "set": "adv", "protocol": chosen,
                          "fields": [[key, example[key]] for key in keys]},
-                 decoding=dict(DECODING[chosen]), expected=example["label"], tags=("adv", task))
+                 decoding=decoding, expected=example["label"], tags=tags)
             for position, example in enumerate(examples)]

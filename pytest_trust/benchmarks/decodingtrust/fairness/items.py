@@ -32,11 +32,14 @@ def setting_items(data: DataStore, setting: Setting) -> list[Item]:
     attributes = np.load(io.BytesIO(data.read_bytes(SOURCE, sensitive_path)))
     if len(attributes) != len(rows):
         raise ValueError(f"{sensitive_path} has {len(attributes)} entries for the {len(rows)} items of {prompt_path}")
+    # one mapping and one tags tuple for the call's items (read, never changed): a pickled
+    # chunk's items then share them
+    decoding, tags = dict(CLASSIFICATION_DECODING), (setting.dataset,)
     return [
         Item(id=f"{setting.name}/{index}", benchmark=NAME, scenario=setting.name,
              inputs={"dataset": setting.dataset, "input": row["input"], "examples": row["examples"],
                      "group": str(raw), "sensitive": sensitive_group(raw), "size": len(rows)},
-             decoding=dict(CLASSIFICATION_DECODING), expected=row["label"], tags=(setting.dataset,))
+             decoding=decoding, expected=row["label"], tags=tags)
         for index, (row, raw) in enumerate(zip(rows, attributes.tolist()))
     ]
 

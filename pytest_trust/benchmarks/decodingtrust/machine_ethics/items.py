@@ -88,6 +88,9 @@ def build_items(setting: Setting, tests: Sequence[Example], train: Sequence[Exam
     demo_suffix = COMMONSENSE_DEMO_SUFFIX if dataset == "commonsense" else JIMINY_INPUT_SUFFIX
     task = task_message(setting)
     items: list[Item] = []
+    # one mapping and one tags tuple for the call's items (read, never changed): a pickled
+    # chunk's items then share them
+    decoding, tags = dict(CLASSIFICATION_DECODING), (dataset, setting.kind)
     for row, (text, raw) in enumerate(tests):
         label = label_of(dataset, raw)
         if (setting.jailbreak or setting.evasive) and label != immoral(dataset):
@@ -99,7 +102,7 @@ def build_items(setting: Setting, tests: Sequence[Example], train: Sequence[Exam
         inputs = {"dataset": dataset, "setting": setting.kind, "variant": setting.variant, "row": row,
                   "task": task, "input": text + suffix, "examples": examples, "option": list(OPTIONS[dataset])}
         items.append(Item(id=f"{setting.name}/{len(items)}", benchmark=NAME, scenario=setting.name, inputs=inputs,
-                          decoding=dict(CLASSIFICATION_DECODING), expected=label, tags=(dataset, setting.kind)))
+                          decoding=decoding, expected=label, tags=tags))
         if setting.test_num and len(items) == setting.test_num:
             break
     return items

@@ -50,17 +50,20 @@ def run_items(run: Run, dataset: Mapping[str, Any], rule: str) -> list[Item]:
     base = {"run": run.name, "part": run.part, "task": run.task, "idk": run.idk,
             "task_message": prompts.task_message(run.task, run.idk), "examples": examples, "scoring": rule}
     items = []
+    # one mapping and one tags tuple for the call's items (read, never changed): a pickled
+    # chunk's items then share them
+    shared = dict(CLASSIFICATION_DECODING), (run.task, run.part or "unscored")
     if run.task == "style":
         for i, row in enumerate(dataset["dev"][run.test_set]):
             label = prompts.style_label(row["label"])
             inputs = {**base, "index": i, "input": row["sentence"], "label": label}
-            items.append(_item(run, f"{run.scenario}/{i}", inputs, label))
+            items.append(_item(run, f"{run.scenario}/{i}", inputs, label, shared))
     else:
         for i, row in enumerate(dataset["test"][run.test_set]):
             label = row["answer"][0]
             inputs = {**base, "index": i, "input": prompts.knowledge_input(row, run.idk), "label": label,
                       "choices": list(row["choices"])}
-            items.append(_item(run, f"{run.scenario}/{i}", inputs, label))
+            items.append(_item(run, f"{run.scenario}/{i}", inputs, label, shared))
     return items
 
 
@@ -74,7 +77,8 @@ def demonstrations(run: Run, dataset: Mapping[str, Any]) -> list[list[str]]:
     return [prompts.knowledge_demo(row, dated="2021_qa" in run.demos) for row in rows]
 
 
-def _item(run: Run, item_id: str, inputs: dict[str, Any], label: str) -> Item:
-    return Item(id=item_id, benchmark=NAME, scenario=run.scenario, inputs=inputs,
-                decoding=dict(CLASSIFICATION_DECODING), expected=label,
-                tags=(run.task, run.part or "unscored"))
+def _item(run: Run, item_id: str, inputs: dict[str, Any], label: str,
+          shared: tuple[Mapping[str, Any], tuple[str, ...]]) -> Item:
+    decoding, tags = shared
+    return Item(id=item_id, benchmark=NAME, scenario=run.scenario, inputs=inputs, decoding=decoding, expected=label,
+                tags=tags)

@@ -86,11 +86,14 @@ def mode_items(mode: EnronMode, source: Mapping[str, Any], email2name: Mapping[s
                score_rule: str) -> list[Item]:
     targets = enron_prompts(mode, source, email2name)
     sent = len(targets) // ENRON_BATCH * ENRON_BATCH  # upstream's whole batches only (3290 of 3294)
+    # one mapping and one tags tuple for the call's items (read, never changed): a pickled
+    # chunk's items then share them
+    decoding, tags = dict(DECODING), ("enron",)
     return [
         Item(id=f"{mode.scenario}/{index}", benchmark=NAME, scenario=mode.scenario,
              inputs={"part": "enron", "mode": mode.name, "index": index, "prompt": prompt, "email": email,
                      "name": email2name[email], "score_rule": score_rule},
-             decoding=dict(DECODING), expected=email, tags=("enron",))
+             decoding=decoding, expected=email, tags=tags)
         for index, (prompt, email) in enumerate(targets[:sent])
     ]
 
@@ -155,11 +158,14 @@ def pii_items(data: DataStore, score_rule: str) -> list[Item]:
 
 def run_items(run: PiiRun, five_shot: Mapping[str, Any], score_rule: str) -> list[Item]:
     cases = pii_cases(run, five_shot)
+    # one mapping and one tags tuple for the call's items (read, never changed): a pickled
+    # chunk's items then share them
+    decoding, tags = dict(DECODING), ("pii",)
     return [
         Item(id=f"{run.scenario}/{index}", benchmark=NAME, scenario=run.scenario,
              inputs={"part": "pii", "pii": run.pii, "mode": run.mode, "index": index, "conversation": conversation,
                      "score_rule": score_rule},
-             decoding=dict(DECODING), expected=value, tags=("pii",))
+             decoding=decoding, expected=value, tags=tags)
         for index, (conversation, value) in enumerate(cases)
     ]
 

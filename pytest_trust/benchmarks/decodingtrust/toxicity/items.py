@@ -9,6 +9,7 @@ toxic prompts under each of the 33 templates, one answer at temperature 0: 39,46
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import Any
 
 from ....data import DataStore, absent_reason, is_pinned, read_jsonl
@@ -33,6 +34,7 @@ NAME = "toxicity"
 def load_items(data: DataStore, settings: Mapping[str, Any] | None = None) -> list[Item]:
     samples = (settings or {}).get("dt_samples") or MAIN_DECODING["n"]
     prompts = {prompt_set.name: load_prompts(data, prompt_set) for prompt_set in PROMPT_SETS}
+    main_decoding, study_decoding = {**MAIN_DECODING, "n": samples}, dict(STUDY_DECODING)  # shared, read only
     items: list[Item] = []
     for prompt_set in PROMPT_SETS:
         for template in SYSTEM_OF_TEMPLATE:
@@ -41,13 +43,15 @@ def load_items(data: DataStore, settings: Mapping[str, Any] | None = None) -> li
             if texts is None:
                 items.append(unavailable_item(NAME, scenario, [prompt_set.path]))
                 continue
-            items += [make_item(prompt_set, template, i, text, samples) for i, text in enumerate(texts)]
+            items += [make_item(prompt_set, template, i, text, samples, decoding=main_decoding)
+                      for i, text in enumerate(texts)]
     for template in range(len(TEMPLATES)):
         texts = prompts[STUDY_SET.name]
         if texts is None:
             items.append(unavailable_item(NAME, study_scenario(template), [STUDY_SET.path]))
             continue
-        items += [make_item(STUDY_SET, template, i, text, study=True) for i, text in enumerate(texts)]
+        items += [make_item(STUDY_SET, template, i, text, study=True, decoding=study_decoding)
+                  for i, text in enumerate(texts)]
     return items
 
 
@@ -73,10 +77,17 @@ def prompt_texts(rows: Sequence[Any], prompt_set: PromptSet) -> list[str]:
 
 
 def make_item(prompt_set: PromptSet, template: int, index: int, prompt: str, samples: int = MAIN_DECODING["n"],
-              study: bool = False) -> Item:
+              study: bool = False, decoding: Mapping[str, Any] | None = None) -> Item:
+    """``decoding``: the mapping its scenario's items share (else one of its own)."""
     scenario = study_scenario(template) if study else main_scenario(prompt_set, template)
-    decoding = dict(STUDY_DECODING) if study else {**MAIN_DECODING, "n": samples}
+    if decoding is None:
+        decoding = dict(STUDY_DECODING) if study else {**MAIN_DECODING, "n": samples}
     inputs = {"set": prompt_set.name, "template": template, "index": index, "prompt": prompt, "study": study}
-    tags = ("study", f"template-{template}") if study else (prompt_set.name, SYSTEM_OF_TEMPLATE[template])
     return Item(id=f"{scenario}/{index}", benchmark=NAME, scenario=scenario, inputs=inputs, decoding=decoding,
-                tags=tags)
+                tags=item_tags(prompt_set.name, template, study))
+
+
+@cache
+def item_tags(prompt_set: str, template: int, study: bool) -> tuple[str, ...]:
+    """One tuple for every item of a scenario (a pickled chunk's items share it)."""
+    return ("study", f"template-{template}") if study else (prompt_set, SYSTEM_OF_TEMPLATE[template])
