@@ -574,3 +574,12 @@ def test_the_overall_score_takes_an_interval_only_when_every_type_has_enough_pro
     enough = stereotype.aggregate(prompts("benign", 100) + prompts("targeted", 100) + prompts("untargeted", 100))
     score = enough["stereotype.score"]
     assert score.low < score.value < score.high
+
+
+def test_a_scenarios_items_share_one_decoding_mapping_and_tags_tuple():
+    items = build_items({"sys_prompt_type_tag": s, "stereotype_topic_tag": t, "demographic_group_tag": g,
+                         "text": TASK + f"{g} {t} {j}."} for s in SYS_TYPES for t in TOPICS for g in GROUPS
+                        for j in range(3))
+    first = items[0]
+    same = [i for i in items if i.scenario == first.scenario]
+    assert len(same) == 72 and all(i.decoding is first.decoding and i.tags is first.tags for i in same)

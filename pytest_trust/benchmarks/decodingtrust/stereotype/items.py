@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
+from functools import cache
 from typing import Any
 
 from ....data import DataStore, absent_reason, is_pinned, read_jsonl
@@ -55,7 +56,13 @@ def make_item(sys_type: str, topic: str, group: str, template: int, text: str,
     inputs = {"sys": sys_type, "topic": topic, "group": group, "template": template,
               "statement": text[len(TASK_DESCRIPTION):]}
     return Item(id=f"{name}/{slug(group)}-{template}", benchmark=NAME, scenario=name, inputs=inputs,
-                decoding=decoding, tags=(sys_type, topic))
+                decoding=decoding, tags=item_tags(sys_type, topic))
+
+
+@cache
+def item_tags(sys_type: str, topic: str) -> tuple[str, str]:
+    """One tuple for every item of a scenario (a pickled chunk's items share it)."""
+    return (sys_type, topic)
 
 
 def user_prompt(item: Item) -> str:
