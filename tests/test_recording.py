@@ -26,6 +26,7 @@ from pytest_trust.errors import CassetteMiss, CorruptCassette
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.answers import recorded_choices
 from pytest_trust.recording.cassettes import (
+    FIRST_LINE,
     parse_json,
     read_cassette,
     read_cassette_file,
@@ -532,6 +533,99 @@ def test_a_good_cassette_reads_back_as_written(tmp_path):
     by_item = {"a": [stored("a"), stored("a", episode=1)], "b": [stored("b", text="é")]}
     write_cassette(path, by_item, {"c": "never recorded"})
     assert read_cassette_file(path) == (by_item, {"c": "never recorded"})
+
+
+def layout_text(*lines: str, tail: str = "]}") -> str:
+    """A cassette as write_cassette lays it out, from its interaction lines as given."""
+    return FIRST_LINE.decode() + "".join(line + "\n" for line in lines) + tail + "\n"
+
+
+def read_as_json_would(text: str) -> tuple[dict, dict]:
+    """What read_cassette_file gives for a valid cassette's text, computed from the whole document by json."""
+    data = json.loads(text)
+    by_item: dict = {}
+    for interaction in data["interactions"]:
+        by_item.setdefault(interaction["item_id"], []).append(interaction)
+    return by_item, data.get("not_recorded", {})
+
+
+def parsed_cassette(text: str) -> dict | None:
+    """The text's value if it is an object with an interactions list (json's reading), else None."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) and isinstance(data.get("interactions"), list) else None
+
+
+@pytest.mark.parametrize("name", sorted(name for name, text in BAD_CASSETTES.items() if parsed_cassette(text)))
+def test_a_bad_interaction_in_our_layout_is_the_same_corrupt_cassette(tmp_path, name):
+    """The lines of a file in write_cassette's layout are parsed one by one: whatever one of them holds, the error
+    is the one the whole document gives."""
+    data = parsed_cassette(BAD_CASSETTES[name])
+    assert data is not None
+    tail = f'],\n"not_recorded": {json.dumps(data["not_recorded"])}}}' if "not_recorded" in data else "]}"
+    lines = [json.dumps(interaction) for interaction in [stored("b"), *data["interactions"]]]
+    text = layout_text(*[line + "," for line in lines[:-1]], lines[-1], tail=tail)
+    (tmp_path / "whole.json").write_text(json.dumps(json.loads(text)))
+    (tmp_path / "lines.json").write_text(text)
+    with pytest.raises(CorruptCassette) as whole:
+        read_cassette_file(tmp_path / "whole.json")
+    with pytest.raises(CorruptCassette) as by_lines:
+        read_cassette_file(tmp_path / "lines.json")
+    assert str(by_lines.value) == str(whole.value).replace("whole.json", "lines.json")
+
+
+A, B = json.dumps(stored("a")), json.dumps(stored("b", text="\u00e9"))
+STRAYING = {  # files that start as write_cassette's do, then stray from its layout: read as the whole document
+    "pretty-printed interaction": layout_text(json.dumps(stored("a"), indent=2) + ",", B),
+    "two interactions on a line": layout_text(f"{A}, {B}"),
+    "windows line ends": layout_text(A + ",", B).replace("\n", "\r\n"),
+    "a second interactions key": layout_text(A, tail='], "interactions": []}'),
+    "a lone surrogate escape": layout_text(A + ",", json.dumps(stored("b", text="\ud800"))),
+    "marks in the tail": layout_text(A, tail='],\n"not_recorded": {\n"c": "never"\n}}'),
+    "no interactions": layout_text(),
+    "blank line": layout_text(A + ",", "", B),
+    "missing comma": layout_text(A, B),
+    "comma before the bracket": layout_text(A + ",", B + ","),
+    "no closing bracket": layout_text(A + ",", B, tail=""),
+    "not json after the bracket": layout_text(A, tail="]"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STRAYING))
+def test_a_file_straying_from_our_layout_reads_as_its_whole_document(tmp_path, name):
+    path = tmp_path / "A.json"
+    path.write_bytes(STRAYING[name].encode())
+    try:
+        expected = read_as_json_would(STRAYING[name])
+    except ValueError:
+        with pytest.raises(CorruptCassette, match="A.json cannot be read"):
+            read_cassette_file(path)
+        return
+    got = read_cassette_file(path)
+    assert json.dumps(got) == json.dumps(expected)  # the lone surrogate compares as json writes it
+
+
+def test_a_cassette_in_our_layout_is_read_in_memory_near_its_size(tmp_path):
+    """orjson sets aside about 13 times the length of a document it parses, and the allocator keeps those pages: a
+    file in write_cassette's layout is parsed a line at a time instead."""
+    import tracemalloc
+
+    path = tmp_path / "A.json"
+    answer = "a long answer, " * 600
+    by_item = {f"i{n:03d}": [stored(f"i{n:03d}", text=answer)] for n in range(80)}
+    write_cassette(path, by_item)
+    size = path.stat().st_size
+    assert size > 500_000
+    tracemalloc.start()
+    try:
+        got = read_cassette_file(path)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert got == (by_item, {})
+    assert peak - held < size / 2, (peak - held, size)
 
 
 def test_every_committed_cassette_parses_as_json_parses_it():
