@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import re
+from types import MappingProxyType
 
 from pytest_trust.gates import FAIL, INCONCLUSIVE, PASS, Gate, GateResult
+from pytest_trust.items import Result, Verdict
 from pytest_trust.metrics import Metric, pass_rate
 from pytest_trust.report import html, markdown
 from pytest_trust.report.run_report import RunReport
@@ -68,3 +70,13 @@ def test_entries_are_the_records_as_the_json_report_writes_them():
                                "error": "model", "error_message": "HTTP 500", "benchmark": "rules"}
     assert live.saved_entries is live.entries  # then kept: every output reads the same list
     assert "baseline" not in RunReport({}, [], {}, [], {}, {}, []).to_dict()
+
+
+def test_a_results_payload_holds_its_verdict_fields_and_facts_themselves_not_copies():
+    """The payload is what an item's record keeps to the end of the run: no second copy of either an item."""
+    verdict, facts = Verdict(False, "2 of 3 agree", score=0.5), {"n": 3, "agree": 2}
+    payload = Result("i", verdict, facts).to_dict()
+    assert payload["verdict"] is vars(verdict) and payload["facts"] is facts
+    assert Result.from_dict(json.loads(json.dumps(payload))) == Result("i", verdict, facts)
+    other = Result("i", verdict, MappingProxyType(facts)).to_dict()["facts"]  # another mapping: a JSON-able dict
+    assert type(other) is dict and other == facts
