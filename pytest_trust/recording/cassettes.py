@@ -73,10 +73,9 @@ def read_cassette_file(path: Path) -> tuple[dict[str, list[Interaction]], dict[s
 
 def _parse_file(path: Path) -> Any:
     """The file's JSON value. A file as ``write_cassette`` lays it out is parsed an interaction (a line) at a time:
-    orjson sets aside about 13 times the length of what it parses (10.7 MB for a 0.8 MB cassette) and the
-    allocator keeps such a block's pages once they served, so parsing a replay's files whole left the process
-    4.5 MB larger. Any other file, or one whose lines stray from that layout, is parsed whole: the value, or the
-    error, is the whole document's either way."""
+    orjson sets aside about 13 times the length of what it parses (10.7 MB for a 0.8 MB cassette), and the heap
+    those blocks grow is kept (docs/decisions.md, "Recording layer"). Any other file, or one whose lines stray from
+    that layout, is parsed whole: the value, or the error, is the whole document's either way."""
     with path.open("rb") as fh:
         if fh.readline() == FIRST_LINE:
             data = _parse_lines(fh)
