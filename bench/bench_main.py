@@ -24,11 +24,16 @@ import runs in a child too): a peak cannot read below this process's own (printe
 of a case is the median over rounds of ours' wall / the floor's wall of the same round, so a machine that slows down
 during the run moves both sides; CPU-second ratios are printed beside. Lines on stdout, for bench/run.py:
 
-  RATIO main_over_pytest <ours/floor wall> 1.5      and RATIO <case>_over_pytest for the others (targets: issue 29)
-  PEAK <case> <ours MB> <floor MB> <target MB or ->  peak RSS, medians over rounds; main's target is 400 MB
-  RATIO gpt4_<P>_peak_over_pytest <ours/floor peak> 1.5
+  RATIO <case>_over_pytest <ours/floor wall> <target or ->
+  PEAK <case> <ours MB> <floor MB> <target MB or ->  peak RSS, medians over rounds
+  RATIO gpt4_<P>_peak_over_pytest <ours/floor peak> <target or ->
 
-Exit status 1 if a ratio or peak is over its target or a side's outcomes differ between rounds.
+The targets are issue 29's, each on the run it names: main within 1.5x in time and 400 MB at its peak, rules within
+1.5x, and the whole gpt-4-0314 replay (gpt4_all: --perspective all) within 1.5x in time and in peak memory. The
+other cases (stereotype, one perspective of the gpt-4-0314 run) are printed without one, "-": at a few thousand
+items their fixed costs, which the trivial floor has none of, say more than their cost an item (numpy and
+numpy.random alone, imported into their floors: 15 MB on 44, 17 MB on 63, and 0.07 s of imports on a floor of about
+1 s). Exit status 1 if a figure is over its target or a side's outcomes differ between rounds.
 
   python bench/bench_main.py [--case NAME ...] [--rounds R | --quick] [--perspective P] [--data DIR] [--keep]
 """
@@ -51,10 +56,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 MAIN = ["suites/", "--trust-recorded-only", "--block-network", "-q", "--tb=no", "-p", "no:cacheprovider"]
-TARGETS = {"main": 1.5, "rules": 1.5}  # issue 29; the other cases are measured and printed with the same bound
-DEFAULT_TARGET = 1.5
-PEAK_TARGETS_MB = {"main": 400.0}
 EVERY_PERSPECTIVE = "all"  # --perspective all: the whole imported run, every suite it recorded
+# issue 29's targets, on the runs it sets them for; every other case is printed without one
+TARGETS = {"main": 1.5, "rules": 1.5, f"gpt4_{EVERY_PERSPECTIVE}": 1.5}  # wall time, ours / the floor's
+PEAK_TARGETS_MB = {"main": 400.0}
+PEAK_RATIO_TARGETS = {f"gpt4_{EVERY_PERSPECTIVE}": 1.5}  # peak RSS, ours / the floor's
 COUNTS = re.compile(r"(\d+) (passed|failed|skipped|errors?|deselected|xfailed|xpassed)\b")
 OUTCOMES = ("passed", "failed", "skipped", "error")
 
@@ -200,21 +206,24 @@ def report(cases: list[Case]) -> bool:
               f"{med(r.peak_mb for r in f):9.0f}", file=sys.stderr)
     print(file=sys.stderr)
     for case in cases:
-        target = TARGETS.get(case.name, DEFAULT_TARGET)
         wall, cpu = paired_ratio(case, "wall"), paired_ratio(case, "cpu")
         peak, floor_peak = med(r.peak_mb for r in case.runs["ours"]), med(r.peak_mb for r in case.runs["pytest"])
         print(f"{case.name}: ours/pytest wall {wall:.2f} (runs {' '.join(f'{r.wall:.1f}' for r in case.runs['ours'])} "
               f"/ {' '.join(f'{r.wall:.1f}' for r in case.runs['pytest'])}), CPU {cpu:.2f}, peak {peak / floor_peak:.2f}",
               file=sys.stderr)
-        print(f"RATIO {case.name}_over_pytest {wall:.2f} {target:.2f}")
-        peak_target = PEAK_TARGETS_MB.get(case.name)
-        print(f"PEAK {case.name} {peak:.0f} {floor_peak:.0f} {f'{peak_target:.0f}' if peak_target else '-'}")
-        ok &= wall <= target and (peak_target is None or peak <= peak_target)
-        if case.name.startswith("gpt4_"):  # issue 29: its memory within 1.5x of its floor's too
-            print(f"RATIO {case.name}_peak_over_pytest {peak / floor_peak:.2f} {DEFAULT_TARGET:.2f}")
-            ok &= peak / floor_peak <= DEFAULT_TARGET
+        ok &= within(f"RATIO {case.name}_over_pytest {wall:.2f}", wall, TARGETS.get(case.name), ".2f")
+        ok &= within(f"PEAK {case.name} {peak:.0f} {floor_peak:.0f}", peak, PEAK_TARGETS_MB.get(case.name), ".0f")
+        if case.name.startswith("gpt4_"):
+            ok &= within(f"RATIO {case.name}_peak_over_pytest {peak / floor_peak:.2f}", peak / floor_peak,
+                         PEAK_RATIO_TARGETS.get(case.name), ".2f")
     sys.stdout.flush()
     return ok
+
+
+def within(line: str, measured: float, target: float | None, form: str) -> bool:
+    """Print ``line`` with its target (``-`` for none); whether the figure is within it."""
+    print(f"{line} {'-' if target is None else format(target, form)}")
+    return target is None or measured <= target
 
 
 def child_env(data: str | None) -> dict[str, str]:

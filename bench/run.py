@@ -15,12 +15,13 @@ item set of every suite:
                                      alternating rounds (bench_xdist.py, which also prints CPU and instructions)
   RATIO <case>_over_pytest           wall time of the main job (main), of -m rules, -m stereotype and of DecodingTrust's
                                      gpt-4-0314 run of one perspective / a trivial pytest suite with the same outcomes,
-                                     the median of alternating rounds (bench_main.py)
+                                     the median of alternating rounds (bench_main.py; "-" where it sets no target),
+                                     then gpt4_all, the whole imported run, one round (its peak too: within 1.5x)
   PEAK <case> <MB> <pytest MB> <target>  their peak RSS (os.wait4 of each run), the main job's within 400 MB
-  COLLECT <seconds> <peak MB>        `pytest suites/ --collect-only` of every item, item cache warm (targets 30 s, 2,048 MB)
+  COLLECT <seconds> <peak MB>        `pytest suites/ --collect-only` of every item, item cache warm (targets 20 s, 2,048 MB)
 
-The scripts' own output goes to stderr as they run (the whole took 43 minutes on 2 cores); the lines above
-go to stdout at the end. Exit status 0 only when every ratio is within its target (a gain at or above it; the
+The scripts' own output goes to stderr as they run (the whole took 43 minutes on 2 cores, and gpt4_all 20 more); the
+lines above go to stdout at the end. Exit status 0 only when every ratio is within its target (a gain at or above it; the
 others at or below). Needs the data mirror (PYTEST_TRUST_DATA), the local model (scripts/local_model.py install)
 and, where perf cannot count instructions (most VMs), valgrind.
 """
@@ -47,9 +48,10 @@ REPLAY_METRIC = [] if perf_works() or shutil.which("valgrind") is None else ["--
 SCRIPTS = [["bench/bench_replay.py", *REPLAY_METRIC],  # every suite, on canned cassettes it records first
            ["bench/bench_recording.py"], ["bench/bench_local_model.py"],
            ["bench/bench_xdist.py", "--model", MODEL],  # the committed cassettes, -n 2 against -n 0
-           ["bench/bench_main.py"]]  # the main job against pytest itself
+           ["bench/bench_main.py"],  # the main job against pytest itself
+           ["bench/bench_main.py", "--case", "gpt4", "--perspective", "all", "--quick"]]  # the whole gpt-4-0314 run
 GAINS = {"local_model_concurrency_gain"}  # higher is better
-COLLECT_SECONDS, COLLECT_MB = 30.0, 2048.0
+COLLECT_SECONDS, COLLECT_MB = 20.0, 2048.0  # issue 29's 20 s (round one's was 30)
 RATIO = re.compile(r"^RATIO (\S+) (\S+) (\S+)$", re.MULTILINE)
 PEAK = re.compile(r"^PEAK (\S+) (\S+) (\S+) (\S+)$", re.MULTILINE)
 
@@ -87,12 +89,13 @@ def main() -> int:
     _, first, _ = child(pytest_command("suites/", "--collect-only", "-q"))
     out, seconds, peak = child(pytest_command("suites/", "--collect-only", "-q"))
     collected = sum(int(n) for n in re.findall(r"^\S+\.py: (\d+)$", out, re.MULTILINE))
-    ratios: list[tuple[str, float, float]] = []
+    ratios: list[tuple[str, float, float | None]] = []
     peaks: list[tuple[str, str, str, str]] = []
     for script in SCRIPTS:
         print(f"$ python {' '.join(script)}", file=sys.stderr, flush=True)
         out, _, _ = child([sys.executable, *script], echo=True)
-        found = [(name, float(measured), float(target)) for name, measured, target in RATIO.findall(out)]
+        found = [(name, float(measured), None if target == "-" else float(target))
+                 for name, measured, target in RATIO.findall(out)]
         if not found:
             print(f"{script[0]}: printed no RATIO line", file=sys.stderr)
             ratios.append((Path(script[0]).stem, float("inf"), 0.0))
@@ -103,9 +106,9 @@ def main() -> int:
         ratios += found
         peaks += PEAK.findall(out)
     ok = collected > 0 and seconds <= COLLECT_SECONDS and peak <= COLLECT_MB
-    for name, measured, target in ratios:
-        print(f"RATIO {name} {measured:.2f} {target:.2f}")
-        ok &= measured >= target if name in GAINS else measured <= target
+    for name, measured, target in ratios:  # a target of None: printed, not held to one (bench_main.py's "-")
+        print(f"RATIO {name} {measured:.2f} {'-' if target is None else f'{target:.2f}'}")
+        ok &= target is None or (measured >= target if name in GAINS else measured <= target)
     for name, ours, floor, target in peaks:
         print(f"PEAK {name} {ours} {floor} {target}")
         ok &= target == "-" or float(ours) <= float(target)
