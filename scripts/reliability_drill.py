@@ -55,7 +55,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import HODOR_SUITE
+from conftest import HODOR_SUITE, ctrl_c_as_in_a_terminal
 from fault_server import SESSION_COOKIE, FaultServer
 
 from pytest_trust.errors import CorruptCassette
@@ -281,7 +281,7 @@ def interrupted_run(base: Path, n: int, workers: int = 4) -> Row:
     interrupted (status 2), without a traceback, and every item journaled before the interrupt must replay.
     ``n`` is large enough that playing on to the end takes longer than that."""
     project = Project(base, "interrupted")
-    with FaultServer(lambda body: "Hodor", latency=0.5) as server:
+    with FaultServer(lambda body: "Hodor", latency=0.5) as server, ctrl_c_as_in_a_terminal():
         process = subprocess.Popen(project.command("--record-mode=once", "--trust-limit", str(n),
                                                    "--trust-concurrency", str(workers), url=credentialed(server.base_url)),
                                    cwd=project.path, env=project.env(), stdout=subprocess.PIPE,

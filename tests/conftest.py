@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import json
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -30,6 +33,19 @@ def test_hodor(trust_result):
 
 
 HODOR_SUITE = suite_module("hodor-test", "rules_v1")
+
+
+@contextmanager
+def ctrl_c_as_in_a_terminal() -> Iterator[None]:
+    """Children started inside take SIGINT as from a terminal's Ctrl-C. A shell ignores SIGINT for the commands it
+    starts in the background (``pytest tests/ &``), a child inherits that, and Python then never turns SIGINT into
+    KeyboardInterrupt: a test's interrupt would be lost whatever pytest-trust does. A handler of this process's own
+    is not inherited (exec resets it to the default), so one is set while they start."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def hodor_ids(category: str | None = None) -> list[str]:

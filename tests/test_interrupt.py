@@ -13,7 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import HODOR_SUITE, hodor_ids
+from conftest import HODOR_SUITE, ctrl_c_as_in_a_terminal, hodor_ids
 from fault_server import FaultServer
 
 from pytest_trust.benchmarks import BENCHMARKS
@@ -54,7 +54,7 @@ def canonical(body: dict) -> str:
 
 def test_ctrl_c_stops_a_concurrent_recording_at_once_keeps_what_finished_and_the_next_run_resumes(tmp_path):
     (tmp_path / "test_suite.py").write_text(HODOR_SUITE)
-    with FaultServer(lambda body: "Hodor", latency=0.5) as server:
+    with FaultServer(lambda body: "Hodor", latency=0.5) as server, ctrl_c_as_in_a_terminal():
         process = subprocess.Popen(
             pytest_command("--record-mode=once", "--trust-concurrency", str(WORKERS), "--trust-base-url",
                            server.base_url), cwd=tmp_path, env=environment(), stdout=subprocess.PIPE,
