@@ -55,7 +55,7 @@ def test_the_gpt4_case_of_every_perspective_imports_and_replays_them_all():
     assert bench.gpt4_replay("all", Path("/c"))[:3] == ["suites/", "--model", "gpt-4-0314"]
 
 
-def measured_case(name: str, ours: tuple[float, float], floor: tuple[float, float]) -> object:
+def measured_case(name: str, ours: tuple[float, float], floor: tuple[float, float]) -> bench.Case:
     """A case whose every round ran in ``ours`` and ``floor`` (wall seconds, peak MB)."""
     case = bench.Case(name, [], {})
     for side, (wall, peak) in (("ours", ours), ("pytest", floor)):
