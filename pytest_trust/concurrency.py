@@ -20,6 +20,15 @@ from .playing import Played, play
 NOT_PLAYED = ("not played", "the run stopped before this item (the first error that stopped it says why)")
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during ``play_ahead``: what the items finished before it gave, so pytest can still report them
+    (their answers are journaled and kept) before it ends the run as interrupted."""
+
+    def __init__(self, played: dict[str, Played]) -> None:
+        super().__init__()
+        self.played = played
+
+
 class Progress:
     """A line every ``every`` seconds (and a last one): items done of total, model calls and tokens (where
     this process sees them), rate, time left. Plain lines, so a log file reads the same as a terminal."""
@@ -54,8 +63,8 @@ def play_ahead(trust, items: Sequence[tuple[str, Item, str]], workers: int,
     """Play ``(nodeid, item, record hint)`` in ``workers`` threads; return what each play gave.
 
     After the endpoint is found down, the items not yet started are not played (each says so). Ctrl-C
-    stops the recording at once (``Recorder.stop``) and is raised again, so pytest ends the run as
-    interrupted: the items finished are journaled (merged at session end), those still playing are
+    stops the recording at once (``Recorder.stop``) and raises ``Interrupted`` with what the items finished
+    before it gave: they are journaled (merged at session end) and reported, those still playing are
     abandoned, and the next run records them. The threads are daemons, so an answer still awaited (up
     to --trust-timeout, and its retries) does not hold the exit, as a ThreadPoolExecutor's would.
     """
@@ -95,10 +104,11 @@ def play_ahead(trust, items: Sequence[tuple[str, Item, str]], workers: int,
             while thread.is_alive():
                 thread.join(0.1)  # a timeout, so Ctrl-C is seen even when the signal woke another thread
     except KeyboardInterrupt:
+        finished = dict(played)  # before the stop: an item cut by it has no outcome of its own to report
         recorder.stop()
-        write(f"pytest-trust: interrupted: {progress.done} of {len(items)} items played; the recorded ones are "
+        write(f"pytest-trust: interrupted: {len(finished)} of {len(items)} items played; the recorded ones are "
               "kept, the next run records the rest")
-        raise
+        raise Interrupted(finished) from None
     if bugs:
         raise bugs[0]
     return played

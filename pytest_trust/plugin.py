@@ -17,7 +17,7 @@ import pytest_recording  # noqa: F401  before vcr: it marks vcr.matchers for ass
 # "Module already imported" in every run where pytest happens to load this plugin before pytest-recording's
 from . import scorers, shards, system_prompt
 from .benchmarks import BENCHMARKS, PROBLEMS, SUITES
-from .concurrency import Progress, play_ahead
+from .concurrency import Interrupted, Progress, play_ahead
 from .errors import TrustError, UsageProblem
 from .gates import load_thresholds
 from .items import Item
@@ -228,9 +228,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             by_benchmark.setdefault(trust_item.benchmark, []).append(item)
     if not by_benchmark:
         return
+    if config.option.collectonly:  # listing what would run needs no model, nor its recordings
+        return
     if not trust.config.model:
-        if config.option.collectonly:  # listing what would run needs no model
-            return
         raise pytest.UsageError("no model named: pass --model NAME (or set PYTEST_TRUST_MODEL, or the "
                                 "trust_model ini option); it selects cassettes/<NAME>/ and the requests' model")
     unrecorded = trust.unrecorded_benchmarks(sorted(by_benchmark))
@@ -325,7 +325,14 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[object]:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         write = reporter.write_line if reporter is not None else print
         write(f"pytest-trust: recording {len(entries)} items, {config.concurrency} at a time")
-        trust.played_ahead = play_ahead(trust, entries, config.concurrency, write)
+        try:
+            trust.played_ahead = play_ahead(trust, entries, config.concurrency, write)
+        except Interrupted as stop:  # the items finished before Ctrl-C are reported, then the run ends as interrupted
+            trust.played_ahead = stop.played
+            finished = [item for item in session.items if item.nodeid in stop.played]
+            for item, next_item in zip(finished, [*finished[1:], None]):
+                item.config.hook.pytest_runtest_protocol(item=item, nextitem=next_item)
+            raise
     threshold = gc.get_threshold()
     if threshold[0]:  # 0: the user turned automatic collection off, and it stays off
         gc.set_threshold(max(threshold[0], RUN_GC_THRESHOLD), *threshold[1:])

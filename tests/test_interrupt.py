@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -75,6 +76,9 @@ def test_ctrl_c_stops_a_concurrent_recording_at_once_keeps_what_finished_and_the
 
         assert (process.returncode, "Traceback" in output) == (2, False), output
         assert took < 5, f"took {took:.1f} s to stop\n{output}"
+        last = output.strip().splitlines()[-1]
+        reported = sum(int(count) for count in re.findall(r"(\d+) (?:passed|failed)", last))
+        assert "no tests ran" not in last and reported >= len(finished), output  # the finished items are reported
         assert requests_at_exit <= requests_then + WORKERS  # only the requests in flight at the interrupt
         kept = recorded(tmp_path)
         assert finished <= set(kept) and set(kept) < set(hodor_ids())

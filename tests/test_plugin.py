@@ -178,6 +178,8 @@ def test_a_model_with_no_recordings_is_one_message_not_one_miss_per_item(project
     result.stderr.fnmatch_lines([("*no recordings of canned for rules_v1 in *cassettes/canned: record them with "
                                  "`pytest -m rules_v1 --model canned --record-mode=new_episodes --trust-base-url URL`")])
     assert "miss:" not in result.stdout.str() + result.stderr.str()
+    listed = run(project, "--trust-limit", "5", "--collect-only", "-q")  # listing what would run needs no recordings
+    assert listed.ret == pytest.ExitCode.OK and "5 tests collected" in listed.outlines[-1], listed.stdout.str()
 
 
 def test_decodingtrust_recorded_model_without_cassettes_names_the_import_command(pytester, data_mirror):
