@@ -291,6 +291,21 @@ def test_a_corrupt_cassette_errors_its_items_naming_it_and_rewrite_repairs_it(ho
     run(hodor, "--trust-limit", "2", "--block-network").assert_outcomes(passed=2)
 
 
+def test_a_cassette_of_another_version_errors_its_items_naming_it_and_the_versions_read(hodor):
+    with FaultServer(lambda body: "Hodor") as server:
+        run(hodor, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "2")
+    cassette = hodor.path / "cassettes" / "canned" / "rules_v1" / "systematic.Hodor.json"
+    cassette.write_text(cassette.read_text().replace('{"version": 1,', '{"version": 99,', 1))
+    result = run(hodor, "--trust-limit", "2", "--block-network")
+    result.assert_outcomes(errors=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([(f"corrupt cassette, 2 items errored: cassette {cassette} has version 99, but this "
+                                  "release of pytest-trust reads version 1 only*--record-mode=rewrite*"),
+                                 "*items: 2 error (errors: 2 corrupt cassette)*"])
+    assert result.stdout.str().count("corrupt cassette, ") == 1  # the summary names the file once
+    assert "Traceback" not in result.stdout.str() and "During handling" not in result.stdout.str()
+
+
 def test_requests_the_endpoint_rejects_one_by_one_do_not_trip_the_breaker(tmp_path):
     from canned_server import CannedServer
 

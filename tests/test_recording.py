@@ -290,6 +290,38 @@ def test_a_corrupt_cassette_is_reported_and_the_others_are_merged(tmp_path):
     assert list(read_cassette(broken)) == ["suite/A/1"] and not path.exists()
 
 
+@pytest.fixture
+def file_size_limit():
+    """Writes past ``limit`` bytes a file fail (EFBIG) as on a full disk: a real failing write, no root needed
+    (Python ignores SIGXFSZ, so the write returns the error)."""
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_FSIZE)
+    yield lambda limit: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, before[1]))
+    resource.setrlimit(resource.RLIMIT_FSIZE, before)
+
+
+def test_a_merge_whose_writes_fail_leaves_no_temporary_file(tmp_path, file_size_limit):
+    """A: merged. B: too big to write, as on a full disk, so its line stays, and the journal's rewrite (B's line
+    only) fails too: both are reported, and neither the cassette's nor the journal's temporary file is left."""
+    model_root = tmp_path / "m"
+    big = stored("suite/B/1", text="x" * 64 * 1024)
+    path = dead_journal(model_root, "run1-main-999999999.jsonl", [
+        ("bench/A.json", "suite/A/1", [stored("suite/A/1")]),
+        ("bench/B.json", "suite/B/1", [big]),
+    ])
+    journal = path.read_bytes()
+    file_size_limit(16 * 1024)
+    report = merge_journals(model_root)
+    file_size_limit(-1)
+    assert report.items == 1 and list(read_cassette(model_root / "bench" / "A.json")) == ["suite/A/1"]
+    unwritten = model_root / "bench" / "B.json"
+    assert [p.split(" (")[0] for p in report.problems] == [f"cassette {unwritten} cannot be written",
+                                                           f"journal {path} cannot be updated"]
+    assert path.read_bytes() == journal  # A's line is merged again next time: the same answer, no loss
+    assert sorted(p.name for p in model_root.rglob("*") if p.is_file()) == [".lock", "A.json", path.name]
+
+
 def test_a_damaged_journal_line_is_reported_and_kept_and_the_rest_merged(tmp_path):
     model_root = tmp_path / "m"
     journal_dir = model_root / ".journal"
@@ -417,6 +449,27 @@ def test_merged_cassettes_get_the_usual_permissions(tmp_path, umask):
     assert mode_of(scenario_file(tmp_path, "m", "bench", "A")) == 0o644
 
 
+@pytest.mark.parametrize("link", ["relative", "absolute", "a link to a link"])
+def test_recording_into_a_symlinked_cassette_writes_through_the_link_to_its_target(tmp_path, link):
+    """A team sharing recordings between folders links a cassette to one shared file: the link stays a link, the
+    shared file gets what was recorded, and no temporary file is left in either folder."""
+    record_item(tmp_path / "shared", "suite/A/1")
+    shared = scenario_file(tmp_path / "shared", "m", "bench", "A")
+    cassette = scenario_file(tmp_path, "m", "bench", "A")
+    cassette.parent.mkdir(parents=True)
+    if link == "a link to a link":
+        (tmp_path / "hop.json").symlink_to(shared)
+        cassette.symlink_to(tmp_path / "hop.json")
+    else:
+        cassette.symlink_to(os.path.relpath(shared, cassette.parent) if link == "relative" else shared)
+    target = os.readlink(cassette)
+    record_item(tmp_path, "suite/A/2")
+    assert cassette.is_symlink() and os.readlink(cassette) == target
+    assert sorted(read_cassette(shared)) == ["suite/A/1", "suite/A/2"]
+    assert not [p for folder in (cassette.parent, shared.parent, tmp_path) for p in folder.iterdir()
+                if p.name.endswith(".tmp")]
+
+
 # --- episodes replay by number -------------------------------------------------------------------------
 
 
@@ -519,6 +572,35 @@ def test_any_bad_cassette_is_only_a_corrupt_cassette(tmp_path, name):
     with pytest.raises(CorruptCassette) as err:
         read_cassette_file(path)
     assert str(path) in str(err.value) and REPAIR in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("version, found", [(99, "version 99"), (0, "version 0"), ("1", "version '1'"),
+                                            (None, "no version")])
+def test_a_cassette_of_another_version_is_a_corrupt_cassette_naming_the_version_and_the_versions_read(
+        tmp_path, version, found):
+    path = tmp_path / "A.json"
+    document = json.loads(cassette_text(stored("a")))
+    document.pop("version") if version is None else document.update(version=version)
+    path.write_text(json.dumps(document))
+    with pytest.raises(CorruptCassette) as err:
+        read_cassette_file(path)
+    message = str(err.value)
+    assert message.startswith(f"cassette {path} has {found}") and "reads version 1 only" in message
+    assert REPAIR in message and "\n" not in message
+
+
+def test_a_cassette_of_another_version_is_not_merged_into_and_its_journal_lines_are_kept(tmp_path):
+    model_root = tmp_path / "m"
+    cassette = model_root / "bench" / "A.json"
+    cassette.parent.mkdir(parents=True)
+    foreign = cassette_text(stored("suite/A/1")).replace('"version": 1', '"version": 99')
+    cassette.write_text(foreign)
+    journal = Journal(model_root, "run1")
+    journal.append(cassette, "suite/A/2", [stored("suite/A/2")])
+    journal.close()
+    report = merge_journals(model_root, "run1")
+    assert report.items == 0 and "has version 99" in report.problems[0] and str(cassette) in report.problems[0]
+    assert cassette.read_text() == foreign and journal.path.exists()
 
 
 def test_a_cassette_that_is_not_utf8_is_only_a_corrupt_cassette(tmp_path):

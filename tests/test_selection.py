@@ -21,7 +21,7 @@ def recorded(tmp_path: Path, ids: list[str]) -> Recorder:
     interactions = [{"item_id": item_id, "digest": "d" * 64, "episode": 0, "request": {"body": "{}"},
                      "response": {"status": {"code": 200, "message": "OK"}, "headers": {}, "body": {"string": "{}"}}}
                     for item_id in ids]
-    (folder / "s.json").write_text(json.dumps({"interactions": interactions}))
+    (folder / "s.json").write_text(json.dumps({"version": 1, "interactions": interactions}))
     return Recorder(tmp_path, "m", RecordMode.NONE)
 
 

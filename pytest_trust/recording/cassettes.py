@@ -5,10 +5,13 @@ it; each interaction also carries ``item_id``, ``digest`` and ``episode`` (the n
 that digest). An imported run may add ``not_recorded``: item id (or ``"*"``, the whole scenario) ->
 why its source never recorded it, so replay skips those items with the reason instead of missing.
 Reading is strict: any file replay could trip over is a ``CorruptCassette`` naming the file and the
-repair, never a KeyError in the middle of a run.
+repair, never a KeyError in the middle of a run; so is a file of another format version than this release
+reads (or of none), whatever it holds.
 Files are written sorted by item id, then episode, through a temporary file and a rename, so an
 interrupted write never leaves half a cassette and re-recording gives no spurious diff; the new file
-gets the permissions the old one had (or, for a new file, those an ordinary ``open`` would give).
+gets the permissions the old one had (or, for a new file, those an ordinary ``open`` would give). A
+cassette that is a symlink (recordings shared between folders) is written through the link: the
+temporary file goes beside its target, which the rename replaces, and the link is left as it was.
 """
 
 from __future__ import annotations
@@ -57,6 +60,11 @@ def read_cassette_file(path: Path) -> tuple[dict[str, list[Interaction]], dict[s
         return {}, {}
     except (OSError, ValueError, RecursionError) as err:  # UnicodeDecodeError is a ValueError
         raise CorruptCassette(f"cassette {path} cannot be read ({_short(err)}): {REPAIR}") from None
+    if isinstance(data, dict) and not _readable_version(data.get("version", _NONE)):
+        found = "no version" if data.get("version", _NONE) is _NONE else f"version {data['version']!r}"
+        raise CorruptCassette(f"cassette {path} has {found}, but this release of pytest-trust reads version "
+                              f"{FORMAT_VERSION} only (vcrpy's JSON cassettes, as it writes them); another tool or "
+                              f"release wrote it, and no converter exists: {REPAIR}")
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise CorruptCassette(f"cassette {path} is not a vcrpy JSON cassette (no 'interactions' list): {REPAIR}")
     by_item: dict[str, list[Interaction]] = {}
@@ -69,6 +77,15 @@ def read_cassette_file(path: Path) -> tuple[dict[str, list[Interaction]], dict[s
     if not isinstance(not_recorded, dict) or not all(isinstance(v, str) for v in not_recorded.values()):
         raise CorruptCassette(f"cassette {path}: 'not_recorded' must map item ids to reasons: {REPAIR}")
     return by_item, not_recorded
+
+
+_NONE = object()  # a file without a "version" key
+
+
+def _readable_version(version: Any) -> bool:
+    """Whether this release reads a file of that format version (1 only, not True, 1.0 or "1": what vcrpy
+    writes); a file of another version may mean anything by the same keys, so it is never served."""
+    return type(version) is int and version == FORMAT_VERSION
 
 
 def _parse_file(path: Path) -> Any:
@@ -157,9 +174,11 @@ def _response_problem(response: Any) -> str | None:
 
 def write_cassette(path: Path, by_item: Mapping[str, Iterable[Interaction]],
                    not_recorded: Mapping[str, str] | None = None) -> None:
-    """Write all items' interactions atomically, in a stable order."""
+    """Write all items' interactions atomically, in a stable order. A symlinked file is written at its target, so
+    the link stays a link and the file it shares is the one updated."""
     interactions = [i for item_id in sorted(by_item) for i in by_item[item_id]]
     marks = {k: v for k, v in sorted((not_recorded or {}).items()) if k not in by_item}
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _create_beside(path)
     try:

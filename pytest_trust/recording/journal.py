@@ -28,7 +28,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
@@ -306,12 +306,23 @@ def _keep_unmerged(path: Path, lines: list[_Line], failed: set[str]) -> list[str
         if not kept:
             path.unlink(missing_ok=True)
         elif len(kept) < len(lines):
-            tmp = path.with_name(f".{path.name}.tmp")
-            tmp.write_bytes(b"".join(line.raw + b"\n" for line in kept))
-            os.replace(tmp, path)
+            _rewrite(path, b"".join(line.raw + b"\n" for line in kept))
     except OSError as err:
         problem = f"journal {path} cannot be updated ({err}): make its folder writable, "
         return [problem + "or its merged items are merged again next time"]
     return [f"journal {path} line {number} cannot be merged: it {line.problem}; "
             "fix or delete that line (its item is then recorded again)"
             for number, line in enumerate(kept, 1) if line.problem]
+
+
+def _rewrite(path: Path, data: bytes) -> None:
+    """Replace the journal's bytes through a temporary file, removed if the write fails (a full disk fails it after
+    creating it): the journal stands as it was, and nothing is left beside it."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
