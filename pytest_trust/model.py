@@ -4,12 +4,15 @@ Benchmarks call ``chat`` (one answer) or ``samples`` (k answers); they never see
 credentials. Answers are ``Answer`` strings that carry their finish reason. A replay-only session reads
 each recorded answer by its request digest (recording/replay.py), with no HTTP client in between;
 recording, and a body that is not plain JSON, go through the client. Retries with backoff (honouring
-``Retry-After``) and the per-request timeout are the openai client's own; a status-200 answer that is
-not a completion is retried the same way (the transport answers a retryable 502 carrying an
-``InvalidAnswer``, endpoint/conditions.py). An exchange that still fails raises ``ModelError`` naming
+``Retry-After``) are the openai client's own; the timeout bounds each attempt from connecting to the last
+byte (endpoint/deadline.py), and one past it is a failed attempt like any other. A status-200 answer that
+is not a completion is retried the same way (the transport answers a retryable 502 carrying an
+``InvalidAnswer``, endpoint/conditions.py); one in another format (a web page, an event stream) and a
+redirect are not: asking again gets the same. An exchange that still fails raises ``ModelError`` naming
 the endpoint (a test ERROR, never recorded), its credentials redacted (an endpoint may echo the key it
 refused); ``RejectsN`` when it refused ``n`` > 1; after the breaker's limit of failing calls in a row
-(endpoint/breaker.py), ``EndpointDown`` stops the run. The client keeps no cookie an endpoint sets.
+(endpoint/breaker.py), ``EndpointDown`` stops the run. The client keeps no cookie an endpoint sets, and
+follows no redirect (the key would go with it).
 """
 
 from __future__ import annotations
@@ -94,8 +97,9 @@ class Model:
     def __init__(self, name: str, client: Callable[[TrustTransport], openai.OpenAI],
                  transport: TrustTransport | Callable[[], TrustTransport] | None, where: str = "",
                  deployment: SystemPrompt | None = None, secrets: tuple[str, ...] = (), max_retries: int = 0,
-                 replay: Replay | None = None) -> None:
+                 replay: Replay | None = None, timeout: float | None = None) -> None:
         self.name = name
+        self.timeout = timeout  # seconds each attempt may take, as failure messages name it
         self.secrets = secrets  # the run's credentials, redacted from failure messages
         self.deployment = deployment  # the deployment's prompt (and template, preamble) on every request
         self._make_client = client
@@ -152,15 +156,14 @@ class Model:
         base_url, query = endpoint.client_url() if recording else (REPLAY_BASE_URL, {})
 
         def transport() -> TrustTransport:
-            import httpx2
-
+            from .endpoint.deadline import BoundedTransport
             from .endpoint.spread import Spread
             from .recording.transport import TrustTransport
 
             live = None
-            if recording and batch is None:
+            if recording and batch is None:  # each attempt, connect to last byte, within the timeout
                 urls = [base_url, *(Endpoint(url).client_url()[0] for url in endpoint.others)]
-                live = Spread(base_url, urls) if endpoint.others else httpx2.HTTPTransport(retries=0)
+                live = Spread(base_url, urls, endpoint.timeout) if endpoint.others else BoundedTransport(endpoint.timeout)
             return TrustTransport(recorder, urlsplit(base_url).path, live, Pace(endpoint.rpm, endpoint.tpm), batch)
 
         max_retries = endpoint.max_retries if recording else 0
@@ -184,7 +187,7 @@ class Model:
         where = f"{endpoint.shown}/chat/completions" if recording else ""
         secrets = known(endpoint.base_url, *endpoint.others) if recording else ()
         if recording or batch is not None:
-            return cls(name, client, transport(), where, deployment, secrets, max_retries)
+            return cls(name, client, transport(), where, deployment, secrets, max_retries, timeout=endpoint.timeout)
         return cls(name, client, transport, where, deployment, secrets, max_retries, replay=Replay(recorder))
 
     def chat(self, messages: Sequence[Message], **decoding: Any) -> Answer:
@@ -232,8 +235,8 @@ class Model:
                                           options={"security": {"bearer_auth": True}})
             return [Answer(choice.message.content, choice.finish_reason) for choice in completion.choices]
         except openai.APIError as err:
-            self._failed(_failure(err), retried=_retryable(err), endpoint_wide=_endpoint_wide(err),
-                         refuses_n=_refuses_n(err))
+            self._failed(_failure(err, self.timeout, self._redact), retried=_retryable(err),
+                         endpoint_wide=_endpoint_wide(err), refuses_n=_refuses_n(err))
         except (ValueError, TypeError, AttributeError):  # a live answer is checked before it is kept
             # (recording/answers.py), so this one was replayed: its cassette was damaged or written by hand
             raise self.transport.unreadable_answer("is not a chat completion") from None
@@ -242,11 +245,14 @@ class Model:
     def _failed(self, cause: str, retried: bool, endpoint_wide: bool, refuses_n: bool = False) -> None:
         attempts = self.max_retries + 1 if retried else 1
         where = f"{self.where} " if self.where else "the model endpoint "
-        message = f"{where}failed after {attempts} attempt{'s' * (attempts > 1)}: {redact(cause, self.secrets)}"
+        message = f"{where}failed after {attempts} attempt{'s' * (attempts > 1)}: {self._redact(cause)}"
         if refuses_n:
             raise RejectsN(message) from None
         # one request's own problem (a 400) says nothing about the endpoint; only a recording run stops
         raise self.breaker.failed(message, counts=endpoint_wide, trips=bool(self.where)) from None
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self.secrets)
 
     def close(self) -> None:
         if self._client is not None:
@@ -255,42 +261,66 @@ class Model:
             self._transport.close()
 
 
-def _failure(err: openai.APIError) -> str:
-    """One line saying what went wrong with an exchange, from the client's error."""
+def _failure(err: openai.APIError, timeout: float | None, clean: Callable[[str], str]) -> str:
+    """One line saying what went wrong with an exchange, from the client's error; ``clean`` redacts an excerpt
+    of the answer before it is cut."""
     import openai
 
-    from .endpoint.conditions import InvalidAnswer, condition_of
+    from .endpoint.conditions import InvalidAnswer, OtherFormat, condition_of
 
     if isinstance(err, openai.APIStatusError):
         condition = condition_of(err.response)
         if isinstance(condition, InvalidAnswer):
             return condition.line()
+        if isinstance(condition, OtherFormat):
+            return condition.line(clean)
+        if 300 <= err.status_code < 400:
+            return _redirect(err.response)
         return f"HTTP {err.status_code} ({_error_message(err)})"
     if isinstance(err, openai.APITimeoutError):
-        return "no answer within the timeout (--trust-timeout)"
+        within = f"--trust-timeout {timeout:g} s" if timeout else "the timeout (--trust-timeout)"
+        return f"no complete answer within {within} (each attempt, from connecting to the answer's last byte)"
     if isinstance(err, openai.APIConnectionError):
         cause = err.__cause__
         return f"connection failed ({type(cause).__name__}: {cause})" if cause else "connection failed"
     return f"the answer could not be read ({err})"
 
 
+def _redirect(response: Any) -> str:
+    """A redirect's failure line: where it points (no credential, no query, as every URL a run shows) and what
+    to do, since the client follows none (the key would go with the request, wherever it points)."""
+    status = f"HTTP {response.status_code}, a redirect"
+    location = response.headers.get("location")
+    if not location:
+        return f"{status} without a Location: set --trust-base-url to the endpoint's final address"
+    target = Endpoint(str(response.request.url.join(location))).shown
+    final = f" ({target.removesuffix('/chat/completions')})" if target.endswith("/chat/completions") else ""
+    return (f"{status} to {target}: redirects are not followed, so that the key is not sent elsewhere; "
+            f"set --trust-base-url to the final address{final}")
+
+
 def _retryable(err: openai.APIError) -> bool:
-    """Whether the client retried this kind of failure (its own rule: timeouts, connection errors,
-    408, 409, 429 and 5xx)."""
+    """Whether the client retried this kind of failure (its own rule: what an ``x-should-retry`` header says,
+    else timeouts, connection errors, 408, 409, 429 and 5xx)."""
     import openai
 
     if isinstance(err, openai.APIStatusError):
+        said = err.response.headers.get("x-should-retry")
+        if said in ("true", "false"):
+            return said == "true"
         return err.status_code in (408, 409, 429) or err.status_code >= 500
     return isinstance(err, openai.APIConnectionError)
 
 
 def _endpoint_wide(err: openai.APIError) -> bool:
-    """Whether a failure says the endpoint is unusable for every item (down, overloaded, the key refused),
-    not that one request was wrong (400, 413, 422: e.g. an `n` the endpoint rejects, a prompt too long)."""
+    """Whether a failure says the endpoint is unusable for every item (down, overloaded, the key refused, an
+    answer in another format, a redirect), not that one request was wrong (400, 413, 422: e.g. an `n` the
+    endpoint rejects, a prompt too long)."""
     import openai
 
     if isinstance(err, openai.APIStatusError):
-        return _retryable(err) or err.status_code in (401, 403, 404)
+        status = err.status_code
+        return status >= 500 or 300 <= status < 400 or status in (401, 403, 404, 408, 409, 429)
     return True
 
 

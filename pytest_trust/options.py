@@ -80,11 +80,14 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--trust-strict", action="store_true", default=False,
                     help="failing items fail the run even where the thresholds file sets soft: true")
     group.addoption("--trust-timeout", type=float, default=120.0, metavar="SECONDS",
-                    help="per-request timeout when recording (default 120)")
+                    help="seconds each attempt of a request may take when recording, from connecting to the "
+                         "answer's last byte (default 120); an attempt that takes longer fails, and is retried and "
+                         "counted as any failed attempt")
     group.addoption("--trust-retries", type=int, default=4, metavar="N",
                     help="retries of a failed request when recording: timeouts, connection errors, 408/409/429, "
                          "5xx and status-200 answers that are not completions, with backoff honouring Retry-After "
-                         "(default 4); after 3 requests in a row fail so, the run stops")
+                         "(default 4; an HTML page, an event stream or a redirect is not retried); after 3 requests "
+                         "in a row fail so, the run stops")
     group.addoption("--trust-concurrency", type=int, default=1, metavar="N",
                     help="when recording, play N items at once in threads before pytest reports them (default 1: "
                          "one at a time); each item keeps its own case and verdict, and cassettes are the same "

@@ -7,8 +7,12 @@ same server measures concurrent recording. Faults are named as the failures met 
 
     429, 429-retry-after (Retry-After: 0), 500, 502, 503     status errors a client retries
     hang                 answers after ``hang_seconds`` (set it past the client's timeout)
+    trickle              a completion sent one byte every ``trickle_seconds``: each read is quick, the whole slow
+    html, event-stream   status 200 in another format than JSON: a web page (text/html), a stream of events
+                         (text/event-stream) though the request did not ask to stream
+    redirect             307 to ``redirect_to`` + the request's path (a base URL that moved, e.g. to another host)
     close                sends half the body, then closes the connection
-    malformed, truncated, html, error-body, empty-choices    status 200, not a completion
+    malformed, truncated, error-body, empty-choices          status 200, not a completion
     lone-surrogate, invalid-utf8, oversized                  status 200, a completion whose text cannot be
                          stored faithfully: "\\ud800" in it, bytes that are not UTF-8, 3 MB of text
     empty-content, null-content, length, content_filter, tool_calls
@@ -36,11 +40,12 @@ from typing import Self
 Responder = Callable[[dict], str]
 
 STATUS_FAULTS = {"429": 429, "429-retry-after": 429, "500": 500, "502": 502, "503": 503}
-BROKEN_200 = {"malformed", "truncated", "html", "error-body", "empty-choices"}
+BROKEN_200 = {"malformed", "truncated", "error-body", "empty-choices"}
+OTHER_FORMATS = {"html", "event-stream"}
 UNSTORABLE = {"lone-surrogate", "invalid-utf8", "oversized"}
 IRREGULAR_ANSWERS = {"empty-content", "null-content", "length", "content_filter", "tool_calls"}
-FAULTS = set(STATUS_FAULTS) | BROKEN_200 | UNSTORABLE | IRREGULAR_ANSWERS | {"hang", "close", "401-echo-key",
-                                                                         "set-cookie"}
+FAULTS = set(STATUS_FAULTS) | BROKEN_200 | OTHER_FORMATS | UNSTORABLE | IRREGULAR_ANSWERS | {
+    "hang", "trickle", "redirect", "close", "401-echo-key", "set-cookie"}
 OVERSIZED_BYTES = 3 * 1024 * 1024
 SESSION_COOKIE = "session=fault-s3ss10n-c00kie"
 
@@ -59,11 +64,13 @@ def completion(body: dict, texts: list[str | None], finish_reason: str = "stop",
 
 class FaultServer:
     def __init__(self, responder: Responder = lambda body: "ok", latency: float = 0.0,
-                 hang_seconds: float = 5.0) -> None:
+                 hang_seconds: float = 5.0, trickle_seconds: float = 0.05) -> None:
         self.responder = responder
         self.moderator: Callable[[str], float | dict[str, float]] = lambda text: 0.1
         self.latency = latency
         self.hang_seconds = hang_seconds
+        self.trickle_seconds = trickle_seconds
+        self.redirect_to = ""  # the base URL a "redirect" points at
         self.always: str | None = None
         self.cycle: list[str] = []
         self.faults: deque[str] = deque()
@@ -165,19 +172,38 @@ class FaultServer:
                 elif fault == "hang":
                     time.sleep(server.hang_seconds)
                     self._send(200, json.dumps(completion(body, texts)).encode())
+                elif fault == "trickle":
+                    self._trickle(json.dumps(completion(body, texts)).encode())
+                elif fault == "redirect":
+                    location = server.redirect_to + self.path.removeprefix("/v1")
+                    self._send(307, b"", headers={"location": location})
+                elif fault == "event-stream":
+                    self._send(200, _event_stream(texts), content_type="text/event-stream")
                 elif fault == "close":
                     data = json.dumps(completion(body, texts)).encode()
                     self._send(200, data[: len(data) // 2], length=len(data))
                     self.close_connection = True
                 elif fault in BROKEN_200:
-                    self._send(200, _broken_body(fault, body, texts),
-                               content_type="text/html" if fault == "html" else "application/json")
+                    self._send(200, _broken_body(fault, body, texts))
+                elif fault == "html":
+                    self._send(200, b"<!doctype html><html><body><h1>502 Bad Gateway</h1></body></html>",
+                               content_type="text/html")
                 elif fault in UNSTORABLE:
                     self._send(200, _unstorable_body(fault, body, texts))
                 elif fault in IRREGULAR_ANSWERS:
                     self._send(200, json.dumps(_irregular(fault, body, texts)).encode())
                 else:
                     self._send(200, json.dumps(completion(body, texts)).encode())
+
+            def _trickle(self, data: bytes) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                for at in range(len(data)):  # a client that gave up closes its end: the write fails, the thread ends
+                    self.wfile.write(data[at:at + 1])
+                    self.wfile.flush()
+                    time.sleep(server.trickle_seconds)
 
             def _refuse_key(self) -> None:
                 echoed = f"Incorrect API key provided: {self.headers.get('authorization', '')}"
@@ -282,10 +308,16 @@ def _broken_body(fault: str, body: dict, texts: list[str]) -> bytes:
     return {
         "malformed": b"{'choices': [oops",
         "truncated": whole[: len(whole) // 2].encode(),
-        "html": b"<!doctype html><html><body><h1>502 Bad Gateway</h1></body></html>",
         "error-body": json.dumps({"error": {"message": "injected error body", "type": "server_error"}}).encode(),
         "empty-choices": json.dumps({**completion(body, texts), "choices": []}).encode(),
     }[fault]
+
+
+def _event_stream(texts: list[str]) -> bytes:
+    """What an endpoint that streams sends: the answer's text in chunks, each an event, then [DONE]."""
+    events = [{"choices": [{"index": 0, "delta": {"content": text}}], "object": "chat.completion.chunk"}
+              for text in texts]
+    return b"".join(f"data: {json.dumps(event)}\n\n".encode() for event in events) + b"data: [DONE]\n\n"
 
 
 def _unstorable_body(fault: str, body: dict, texts: list[str]) -> bytes:

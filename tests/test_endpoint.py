@@ -14,6 +14,7 @@ from canned_server import CannedServer
 
 from pytest_trust.endpoint.breaker import LIMIT, Breaker
 from pytest_trust.endpoint.conditions import IgnoresN, InvalidAnswer, condition_of
+from pytest_trust.endpoint.formats import other_format
 from pytest_trust.errors import EndpointDown, ModelError, RejectsN
 from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode
@@ -100,3 +101,28 @@ def test_an_endpoint_that_names_n_in_its_400s_param_rejects_n(tmp_path):
         recorder.tape = None
         model.close()
 
+
+
+@pytest.mark.parametrize("content_type, body, kind", [
+    ("text/html; charset=utf-8", b"<p>hi</p>", "an HTML page (content-type text/html)"),
+    ("", b"\n  <!DOCTYPE html><html>", "an HTML page (no content-type)"),
+    ("application/json", b"<html><body>Sign in</body></html>", "an HTML page (content-type application/json)"),
+    ("text/event-stream", b'data: {"choices": []}\n\n', "an event stream (content-type text/event-stream)"),
+    ("application/json", b'data: {"choices": []}\n\ndata: [DONE]\n\n', "an event stream (content-type application/json)"),
+    ("application/json", b'{"choices": []}', None),
+    ("application/json", b"{'choices': [oops", None),  # broken JSON: retried as a broken answer, not this
+])
+def test_an_answer_in_another_format_is_known_by_its_content_type_or_how_it_starts(content_type, body, kind):
+    found = other_format({"content-type": content_type} if content_type else {}, body)
+    assert (found.what if found else None) == kind
+
+
+def test_an_event_stream_is_no_other_format_for_a_request_that_streams():
+    assert other_format({"content-type": "text/event-stream"}, b"data: {}\n\n", streaming=True) is None
+
+
+def test_the_excerpt_of_an_answer_in_another_format_is_redacted_before_it_is_cut():
+    secret = "s3cret-" + "x" * 120  # longer than the excerpt: cut first, it would escape an exact-match redaction
+    found = other_format({"content-type": "text/html"}, f"<html>{secret}</html>".encode())
+    line = found.line(lambda text: text.replace(secret, "[redacted]"))
+    assert "it starts '<html>[redacted]</html>'" in line and "s3cret" not in line

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 
 import pytest
 from conftest import HODOR_SUITE
@@ -55,7 +56,6 @@ def test_a_failed_answer_is_retried_and_only_the_good_one_recorded(tmp_path, fau
 @pytest.mark.parametrize("fault, cause", [
     ("malformed", "status 200 with a body that is not JSON"),
     ("truncated", "status 200 with a body that is not JSON"),
-    ("html", "status 200 with a body that is not JSON"),
     ("error-body", "status 200 with an error body: injected error body"),
     ("empty-choices", "status 200 with no choices"),
     ("lone-surrogate", "status 200 with choice 0 whose content is not valid Unicode (a lone surrogate at character 3)"),
@@ -83,9 +83,78 @@ def test_a_hung_endpoint_times_out_and_is_retried(tmp_path):
         recorder, model = connect(tmp_path, server.base_url, timeout=0.5)
         assert ask(recorder, model) == "ok"
         server.push("hang", "hang")
-        with pytest.raises(ModelError, match="failed after 2 attempts: no answer within the timeout"):
+        with pytest.raises(ModelError, match="failed after 2 attempts: no complete answer within --trust-timeout 0.5 s"):
             ask(recorder, model, item="item/2")
         model.close()
+
+
+def test_the_timeout_bounds_a_whole_attempt_of_an_answer_that_trickles_in_and_counts_as_a_failure(tmp_path):
+    """Each byte arrives well within the timeout (httpx's timeouts are per read), the whole answer would take
+    ~12 s: every attempt is cut at 1 s, retried, and calls failing so trip the breaker. One that trickles in
+    within the timeout is recorded."""
+    with FaultServer(trickle_seconds=0.001) as server:
+        recorder, model = connect(tmp_path, server.base_url, retries=1, timeout=1)
+        server.push("trickle")
+        assert ask(recorder, model, item="item/quick") == "ok"
+        server.trickle_seconds, server.always = 0.05, "trickle"
+        started = time.monotonic()
+        with pytest.raises(ModelError, match=r"failed after 2 attempts: no complete answer within --trust-timeout "
+                                             r"1 s \(each attempt, from connecting to the answer's last byte\)"):
+            ask(recorder, model)
+        assert time.monotonic() - started < 5  # two attempts of 1 s, the client's backoff between them
+        for n in range(BREAKER - 2):
+            with pytest.raises(ModelError) as raised:
+                ask(recorder, model, item=f"item/{n}")
+            assert not isinstance(raised.value, EndpointDown)
+        with pytest.raises(EndpointDown, match=f"{BREAKER} calls in a row failed"):
+            ask(recorder, model, item="item/last")
+        model.close()
+    assert server.served == ["trickle"] * (1 + 2 * BREAKER)
+    recorder.merge()
+    assert recorded_texts(tmp_path) == ["ok"]
+
+
+@pytest.mark.parametrize("fault, what, excerpt, cause", [
+    ("html", "an HTML page (content-type text/html)", "'<!doctype html><html><body><h1>502 Bad Gateway</h1>",
+     "--trust-base-url may point at a web page rather than the API"),
+    ("event-stream", "an event stream (content-type text/event-stream)",
+     """'data: {"choices": [{"index": 0, "delta": {"content": "[redacted]"}}]""",
+     "a proxy in front of the endpoint may stream every answer"),
+])
+def test_an_answer_in_another_format_is_not_retried_and_its_error_says_what_came_back(tmp_path, monkeypatch, fault,
+                                                                                       what, excerpt, cause):
+    key = "sk-proj-" + "k3y" * 12
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    with FaultServer(lambda body: key) as server:  # an excerpt shows no key, whatever the endpoint sent
+        server.always = fault
+        recorder, model = connect(tmp_path, server.base_url, retries=4)
+        with pytest.raises(ModelError) as raised:
+            ask(recorder, model)
+        model.close()
+    message = str(raised.value)
+    assert message.startswith(f"{server.base_url}/chat/completions failed after 1 attempt: status 200 with {what} "
+                              f"where the request asked for one JSON answer: it starts {excerpt}")
+    assert cause in message and key not in message
+    assert server.served == [fault] and recorder.merge().items == 0
+
+
+def test_a_redirect_is_not_followed_and_its_error_says_where_it_points(tmp_path):
+    with FaultServer() as elsewhere, FaultServer() as server:
+        server.always = "redirect"
+        server.redirect_to = elsewhere.base_url.replace("127.0.0.1", "localhost")  # another host
+        recorder, model = connect(tmp_path, server.base_url, retries=4)
+        errors = []
+        for n in range(BREAKER):
+            with pytest.raises(ModelError) as raised:
+                ask(recorder, model, item=f"item/{n}")
+            errors.append(raised.value)
+        model.close()
+    moved = server.redirect_to
+    assert str(errors[0]) == (f"{server.base_url}/chat/completions failed after 1 attempt: HTTP 307, a redirect to "
+                              f"{moved}/chat/completions: redirects are not followed, so that the key is not sent "
+                              f"elsewhere; set --trust-base-url to the final address ({moved})")
+    assert isinstance(errors[-1], EndpointDown)  # every call would meet it: the run stops
+    assert server.served == ["redirect"] * BREAKER and elsewhere.served == []
 
 
 @pytest.mark.parametrize("fault, finish_reason, withheld, irregular", [
@@ -246,6 +315,22 @@ def test_a_down_endpoint_stops_the_run_with_one_message(hodor):
     result.stdout.fnmatch_lines([(f"*Interrupted: pytest-trust: {server.base_url}/chat/completions failed after "
                                   f"1 attempt: HTTP 503 (injected 503); {BREAKER} calls in a row failed*")])
     assert "Traceback" not in result.stdout.str()
+
+
+def test_an_answer_that_trickles_in_stops_the_run_at_the_timeout_and_help_says_what_it_bounds(hodor):
+    with FaultServer(lambda body: "Hodor", trickle_seconds=0.05) as server:
+        server.always = "trickle"
+        started = time.monotonic()
+        result = run(hodor, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-retries", "0",
+                     "--trust-timeout", "1")
+        took = time.monotonic() - started
+    assert result.ret == pytest.ExitCode.INTERRUPTED and len(server.served) == BREAKER
+    result.stdout.fnmatch_lines([(f"*Interrupted: pytest-trust: {server.base_url}/chat/completions failed after "
+                                  "1 attempt: no complete answer within --trust-timeout 1 s*calls in a row failed*")])
+    assert took < 20  # 3 attempts of 1 s, not the ~12 s each answer would take to trickle in
+    help_text = " ".join(run(hodor, "--help").stdout.str().split())
+    assert "--trust-timeout=SECONDS seconds each attempt of a request may take when recording, from connecting " \
+           "to the answer's last byte" in help_text
 
 
 def test_errored_items_are_left_out_of_metrics_counted_and_gated(hodor):

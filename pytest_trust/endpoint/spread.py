@@ -15,12 +15,14 @@ from urllib.parse import urlsplit
 
 import httpx2
 
+from .deadline import BoundedTransport
+
 
 class Spread(httpx2.BaseTransport):
-    def __init__(self, base_url: str, urls: Sequence[str]) -> None:
+    def __init__(self, base_url: str, urls: Sequence[str], timeout: float) -> None:
         self.base_path = urlsplit(base_url).path.rstrip("/")
         self.targets = [httpx2.URL(url) for url in urls]
-        self.inner = httpx2.HTTPTransport(retries=0)
+        self.inner = BoundedTransport(timeout)
         self.in_flight = [0] * len(self.targets)
         self.sent = [0] * len(self.targets)  # requests sent to each endpoint, for measurements
         self._lock = threading.Lock()

@@ -3,8 +3,9 @@
 One loop: a request is digested, its answer served from the item's tape by that digest; a missing one is sent
 to the live endpoint when the tape may record, captured by vcrpy (capture.py) and kept, but only a well-formed
 answer of a kept status: a status-200 body that is not one becomes a 502 the client retries, carrying an
-``InvalidAnswer`` (endpoint/conditions.py) so the client can say what the endpoint sent. Subclasses say how
-a request is digested, what a well-formed answer is and what a miss says.
+``InvalidAnswer`` (endpoint/conditions.py) so the client can say what the endpoint sent; one in another format
+(a web page, an event stream: endpoint/formats.py) a 502 it does not retry, carrying an ``OtherFormat``.
+Subclasses say how a request is digested, what a well-formed answer is and what a miss says.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import httpx2
 
 from ..endpoint.conditions import Condition, IgnoresN, InvalidAnswer
+from ..endpoint.formats import other_format
 from ..endpoint.pacing import Pace, estimated_tokens
 from ..errors import CassetteMiss, CorruptCassette, Stopped
 from .answers import completion_problem
@@ -143,8 +145,11 @@ class TrustTransport(RecordingTransport):
             raise Stopped("recording stopped (Ctrl-C): this item was not finished, the next run records it")
 
     def condition(self, response: httpx2.Response, body: dict[str, Any]) -> Condition | None:
+        other = other_format(response.headers, response.read(), streaming=bool(body.get("stream")))
+        if other is not None:
+            return other  # not retried: a web page or an event stream is no passing fault
         n = body.get("n", 1)
-        problem = completion_problem(response.read(), n)
+        problem = completion_problem(response.content, n)
         if problem is None:
             return None
         if n > 1 and completion_problem(response.content, 1) is None:
