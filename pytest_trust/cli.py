@@ -13,7 +13,7 @@ from typing import NoReturn
 from . import scaffold
 from .attacks import command as attack_command
 from .data import location
-from .errors import TrustError, UsageProblem
+from .errors import CassetteError, TrustError, UsageProblem
 from .importers import decodingtrust
 from .options import PROFILES
 from .recording.audit import audit
@@ -50,6 +50,15 @@ def _main(argv: list[str] | None) -> int:
                                 "as the run's summary names it)")
         cmd.add_argument("--cassettes", default="cassettes", type=Path, metavar="DIR",
                          help="cassette root, as the run's --trust-cassettes (default: cassettes)")
+    joiner = sub.add_parser(
+        "join", help="join the cassette folders of several shards or machines into one",
+        description="Join every cassette file under each SOURCE folder (a shard's cassettes/, laid out as "
+                    "cassettes/<model>/<benchmark>/<scenario>.json) into --cassettes, item by item (a later source "
+                    "wins for an item recorded twice), each file written atomically. Exit status 0; 2 for a corrupt "
+                    "file (named, with its repair) or a folder that is missing.")
+    joiner.add_argument("sources", nargs="+", type=Path, metavar="SOURCE", help="a shard's cassette folder")
+    joiner.add_argument("--cassettes", default="cassettes", type=Path, metavar="DIR",
+                        help="the cassette root joined into (default: cassettes)")
     importer = sub.add_parser("import", help="write cassettes from another tool's recorded run")
     importer.add_argument("source", choices=["decodingtrust"], help="whose recordings to import")
     importer.add_argument("--model", required=True,
@@ -109,10 +118,12 @@ def _main(argv: list[str] | None) -> int:
     fetcher.add_argument("--data", type=Path, metavar="DIR", help=location.OPTION_HELP)
     initer = sub.add_parser(
         "init", help="write what a project needs to run, record and gate the benchmarks, CI workflow included",
-        description="Write into DIR: conftest.py (the hooks a deployment implements, commented), thresholds.yaml "
-                    "(an error-rate gate per chosen benchmark, examples), cassettes/README.md, and the GitHub "
-                    "Actions workflow .github/workflows/trust.yml (replay on pull requests with the network "
-                    "blocked; record by hand, sharded). An existing file is never overwritten. The benchmarks "
+        description="Write into DIR: pytest-trust.yaml (the model, suites, run size and endpoint; check reads "
+                    "it), conftest.py (the hooks a deployment implements, commented; with --system-prompt, the one "
+                    "that sends it), thresholds.yaml (an error-rate gate per chosen benchmark, examples), "
+                    "cassettes/README.md, and the GitHub Actions workflow .github/workflows/trust.yml (pytest-trust "
+                    "check --base on pull requests; record by hand, sharded, joined). An existing file is never "
+                    "overwritten. The benchmarks "
                     "run from the installed package: pytest --pyargs pytest_trust.suites. Exit status 0; 2 for "
                     "a usage error.")
     initer.add_argument("--benchmark", action="append", metavar="NAME", help=BENCHMARK_HELP)
@@ -121,6 +132,33 @@ def _main(argv: list[str] | None) -> int:
                         help="OpenAI-compatible endpoint to record from (default: the client's, $OPENAI_BASE_URL)")
     initer.add_argument("--profile", choices=sorted(PROFILES), help="a named run size (--trust-profile)")
     initer.add_argument("--dir", type=Path, default=Path("."), help="the project's folder (default: .)")
+    initer.add_argument("--system-prompt", type=Path, metavar="FILE",
+                        help="the deployment's system prompt file (relative to --dir): conftest.py sends it with "
+                             "every request, in plain pytest runs and in check")
+    initer.add_argument("--install", metavar="SPEC",
+                        help="the pip requirement the workflow installs pytest-trust with (default: where this one "
+                             "came from: its VCS URL at its commit, its archive URL or its index version)")
+    checker = sub.add_parser(
+        "check", help="does this change make the deployment less trustworthy? the base replayed, paired, gated",
+        description="Replay the deployment of REF (a git worktree of that commit: its conftest.py, prompt files and "
+                    "recordings; offline) as the baseline; run the working tree's deployment, recording only what "
+                    "it lacks when the key's variable (pytest-trust.yaml: api_key_env, default OPENAI_API_KEY) is "
+                    "set, else replaying; pair the two item by item (exact McNemar per benchmark, Holm across "
+                    "them, alpha from thresholds.yaml's settings, default 0.05); evaluate the gates; write the "
+                    "report and its Markdown, the change named and the regressed items listed. The model, suites "
+                    "and run size come from pytest-trust.yaml (written by init); pytest options may follow --. "
+                    "Exit status 0: no significant regression and every gate passed; 1: a regression, a failed "
+                    "gate, an errored item or items not recorded offline; 2: interrupted; 4: a usage error.")
+    checker.add_argument("--base", required=True, metavar="REF", help="the commit to compare with (origin/main, a "
+                                                                       "tag, a sha)")
+    checker.add_argument("--offline", action="store_true", help="never record, even with the key set: replay only")
+    checker.add_argument("--dir", type=Path, default=Path("."), help="the project's folder (default: .)")
+    checker.add_argument("--report", type=Path, default=Path("trust.json"), metavar="PATH",
+                         help="the JSON report (default: trust.json; the base's beside it, trust-base.json)")
+    checker.add_argument("--markdown", type=Path, default=Path("trust.md"), metavar="PATH",
+                         help="the Markdown report, the change's verdict first (default: trust.md)")
+    checker.add_argument("pytest_args", nargs=argparse.REMAINDER, metavar="-- PYTEST-ARGS",
+                         help="passed to the run of this change")
     thresholds = sub.add_parser("thresholds", help="edit the thresholds file")
     thresholds_sub = thresholds.add_subparsers(dest="thresholds_command", required=True, metavar="bless")
     blesser = thresholds_sub.add_parser(
@@ -141,8 +179,8 @@ def _main(argv: list[str] | None) -> int:
     level.add_argument("--margin", type=float, metavar="M", help="the bound is the value minus (or plus) M")
     if argv is None:
         argv = sys.argv[1:]
-    if argv[:1] in (["report"], ["attack"]):  # their usage errors are one line and exit 4, as pytest's are
-        for command in (parser, reports, comparer, merger, *attackers):
+    if argv[:1] in (["report"], ["attack"], ["check"]):  # their usage errors are one line and exit 4, as pytest's are
+        for command in (parser, reports, comparer, merger, checker, *attackers):
             command.error = _usage_error(command.prog)  # type: ignore[method-assign]
     if argv[:1] in (["init"], ["thresholds"], ["data"]):  # one line and exit 2, as the other commands' mistakes
         for command in (parser, initer, thresholds, blesser, data, fetcher):
@@ -152,6 +190,10 @@ def _main(argv: list[str] | None) -> int:
         return _init(args)
     if args.command == "thresholds":
         return _bless(args)
+    if args.command == "check":
+        return _check(args)
+    if args.command == "join":
+        return _join(args.sources, args.cassettes)
     if args.command == "data":
         return _fetch(args)
     if args.command == "report":
@@ -275,16 +317,11 @@ def _merge(args: argparse.Namespace) -> int:
     return 1 if blocked else 0
 
 
-def _valid_keys() -> set[str]:
-    from .benchmarks import BENCHMARKS
-
-    return {key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]}
-
-
 def _init(args: argparse.Namespace) -> int:
     """`pytest-trust init`: the project's files, those missing written, then the next three commands."""
     try:
-        plan = scaffold.resolve(args.benchmark, args.model, args.base_url, args.profile, args.dir)
+        plan = scaffold.resolve(args.benchmark, args.model, args.base_url, args.profile, args.dir, args.install,
+                                args.system_prompt)
         if args.dir.exists() and not args.dir.is_dir():
             raise UsageProblem(f"init: --dir {args.dir}: not a folder")
         written, kept = scaffold.write(plan)
@@ -307,13 +344,41 @@ def _init(args: argparse.Namespace) -> int:
     return 0
 
 
+def _join(sources: list[Path], cassettes: Path) -> int:
+    from .recording.join import join
+
+    missing = [str(source) for source in sources if not source.is_dir()]
+    if missing:
+        print(f"pytest-trust join: not a folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    try:
+        files, items = join(sources, cassettes)
+    except CassetteError as err:
+        print(f"pytest-trust join: {err}", file=sys.stderr)
+        return 2
+    print(f"joined {items} item(s) of {files} cassette file(s) into {cassettes}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .change.command import Request, run
+
+    extra = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
+    try:
+        return run(Request(args.base, args.dir, args.report, args.markdown, args.offline, tuple(extra)))
+    except UsageProblem as err:
+        print(f"pytest-trust {err}", file=sys.stderr)
+        return USAGE_ERROR
+
+
 def _bless(args: argparse.Namespace) -> int:
     """`pytest-trust thresholds bless`: gates at a recorded run's level, and the diff of the file written."""
     from . import bless
+    from .benchmarks import gate_keys
 
     try:
         diff, bounds, section = bless.bless(args.report, args.thresholds, args.model, args.confidence, args.margin,
-                                            _valid_keys())
+                                            gate_keys())
     except UsageProblem as err:
         print(f"pytest-trust {err}", file=sys.stderr)
         return 2

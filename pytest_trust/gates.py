@@ -32,7 +32,7 @@ from .benchmarks import SUITES
 from .errors import ThresholdsError
 from .metrics import Metric
 
-SETTINGS = {"soft": bool, "inconclusive": str}
+SETTINGS = {"soft": bool, "inconclusive": str, "alpha": float}  # alpha: `pytest-trust check`'s, across benchmarks
 INCONCLUSIVE_CHOICES = ("block", "pass")  # settings.inconclusive: does an INCONCLUSIVE gate fail the run
 BOUNDS = ("min", "max")
 CONFIDENCE = "confidence"  # a gate's optional confidence level, 0 < c < 1
@@ -297,6 +297,8 @@ def _settings(raw: Any, problem: _Problems) -> dict[str, Any]:
             problem.fail(("settings", str(name)), f"unknown setting; expected one of {', '.join(SETTINGS)}")
         if not isinstance(value, SETTINGS[name]):
             problem.fail(("settings", str(name)), f"must be {SETTINGS[name].__name__}, not {value!r}")
+        if name == "alpha" and not 0 < value < 1:
+            problem.fail(("settings", str(name)), f"must be a significance level between 0 and 1 (say 0.05), not {value!r}")
         if name == "inconclusive" and value not in INCONCLUSIVE_CHOICES:
             problem.fail(("settings", str(name)), f"must be block (an INCONCLUSIVE gate fails the run) or pass "
                                                   f"(it is reported and does not), not {value!r}")

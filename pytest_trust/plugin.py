@@ -264,11 +264,14 @@ def _deselect(config: pytest.Config, items: list[pytest.Item], dropped: list[pyt
 
 
 def _selection(config: pytest.Config) -> str:
-    """The test paths of this run as a command line takes them (``--pyargs`` included), for printed commands."""
+    """The test paths of this run as a command line takes them (``--pyargs`` included) and its run size, for
+    printed commands, so they run as printed on the same items."""
+    profile = config.getoption("trust_profile", None)
+    size = f" --trust-profile {profile}" if profile else ""
     if config.args_source != pytest.Config.ArgsSource.ARGS:  # none given: pytest's own default applies again
-        return ""
+        return size.strip()
     paths = " ".join(shlex.quote(str(arg)) for arg in config.args)
-    return f"{paths} --pyargs" if config.option.pyargs else paths
+    return (f"--pyargs {paths}" if config.option.pyargs else paths) + size
 
 
 @pytest.fixture(scope="session")

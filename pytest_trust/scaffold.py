@@ -2,10 +2,12 @@
 
 Written into the project (``--dir``, default the current folder), never over an existing file:
 
-    conftest.py                    the hooks a deployment implements (pytest_trust/hookspecs.py), commented
+    pytest-trust.yaml              what the project runs: model, suites, run size, endpoint (check reads it)
+    conftest.py                    the hooks a deployment implements (pytest_trust/hookspecs.py), commented;
+                                   with --system-prompt FILE, the hook that sends it
     thresholds.yaml                an ``<benchmark>.error_rate: {max: 0.0}`` gate per chosen benchmark, examples
     cassettes/README.md            where the recordings go (committed: CI replays them)
-    .github/workflows/trust.yml    replay on pull requests; record by hand, sharded, merged
+    .github/workflows/trust.yml    ``pytest-trust check`` on pull requests; record by hand, sharded, joined
 
 No pytest.ini and no suite modules (docs/decisions.md, "Collection"): the command is
 ``pytest --pyargs pytest_trust.suites``, so the cases are the installed version's, and a project's own
@@ -15,19 +17,27 @@ No pytest.ini and no suite modules (docs/decisions.md, "Collection"): the comman
 from __future__ import annotations
 
 import inspect
+import ipaddress
+import json
 import shlex
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from . import hookspecs
 from .benchmarks import BENCHMARKS, SUITES, suites_named
+from .change import project
 from .errors import UsageProblem
 from .options import PROFILES
 
 PACKAGE = "pytest_trust.suites"
 DEFAULT_MODEL = "gpt-4o-mini"
 SHARDS = 3  # the record job's matrix
+# Majors of the actions that run on node24 (node20 left GitHub's runners on 2026-09-23); actionlint 1.17 reports
+# nothing on them (tests/test_init.py runs it on every workflow init writes).
+ACTIONS = {"checkout": "actions/checkout@v6", "python": "actions/setup-python@v6", "cache": "actions/cache@v5",
+           "upload": "actions/upload-artifact@v6", "download": "actions/download-artifact@v7"}
 WORKFLOW = Path(".github") / "workflows" / "trust.yml"
 DATA_CACHE = "~/.cache/pytest-trust"
 
@@ -53,6 +63,8 @@ class Plan:
     base_url: str | None
     profile: str | None
     workflow_root: Path = field(default=Path("."))  # the repository root the workflow goes under
+    install: str = ""  # the pip requirement the workflow installs pytest-trust with
+    system_prompt: str | None = None  # the deployment's prompt file, relative to the project folder
 
     @property
     def selection(self) -> list[str]:
@@ -69,16 +81,63 @@ class Plan:
 
 
 def resolve(names: list[str] | None, model: str | None, base_url: str | None, profile: str | None,
-            directory: Path) -> Plan:
-    """The plan for these options; UsageProblem (one line) for a name the registry does not know."""
+            directory: Path, install: str | None = None, system_prompt: Path | None = None) -> Plan:
+    """The plan for these options; UsageProblem (one line) for a name the registry does not know, a prompt file
+    that is not there, or an install the workflow could not repeat."""
     chosen = suites_named(names, "init: --benchmark")
     everything = chosen is None
     suites = list(SUITES) if chosen is None else chosen
     benchmarks = [b for b in BENCHMARKS if any(SUITES[s].benchmark == b for s in suites)]
     if profile is not None and profile not in PROFILES:
         raise UsageProblem(f"init: --profile {profile}: expected one of {', '.join(PROFILES)}")
+    prompt = None
+    if system_prompt is not None:
+        if not (directory / system_prompt).is_file():
+            raise UsageProblem(f"init: --system-prompt {system_prompt}: no such file in {directory}; give the "
+                               "prompt's path relative to the project folder")
+        prompt = system_prompt.as_posix()
     return Plan(directory, benchmarks, suites, everything, model or DEFAULT_MODEL, base_url, profile,
-                _repository_root(directory))
+                _repository_root(directory), install or install_requirement(), prompt)
+
+
+def install_requirement() -> str:
+    """How a CI runner installs the pytest-trust that runs this: where it came from (PEP 610's direct_url.json:
+    a VCS URL at its commit, an archive URL) or its version from an index; UsageProblem for what a runner cannot
+    reach (a local folder, file or editable install)."""
+    try:
+        dist = distribution("pytest-trust")
+    except PackageNotFoundError:
+        raise _cannot_install("it is not installed as a package (run from a source folder)") from None
+    origin = json.loads(dist.read_text("direct_url.json") or "null")
+    if origin is None:
+        return f"pytest-trust=={dist.version}"
+    url = origin.get("url", "")
+    vcs = origin.get("vcs_info")
+    if vcs and not url.startswith("file:"):
+        return f"pytest-trust @ {vcs.get('vcs', 'git')}+{url}@{vcs.get('commit_id', '')}".rstrip("@")
+    if "archive_info" in origin and not url.startswith("file:"):
+        return f"pytest-trust @ {url}"
+    where = url.removeprefix("file://")
+    editable = origin.get("dir_info", {}).get("editable")
+    raise _cannot_install(f"it is an editable install of {where}" if editable else f"it was installed from {where}")
+
+
+def _cannot_install(why: str) -> UsageProblem:
+    return UsageProblem(f"init: the workflow cannot install this pytest-trust: {why}, which a CI runner cannot "
+                        "reach; pass --install SPEC, the pip requirement CI should use (say 'pytest-trust @ "
+                        "git+https://github.com/you/pytest-trust@<commit>', a wheel's URL, or pytest-trust==X.Y)")
+
+
+def _reachable(url: str | None) -> bool:
+    """Whether a CI runner could reach ``url``: not a loopback or private address."""
+    host = urlsplit(url or "").hostname or ""
+    if host == "localhost" or host.endswith(".local"):
+        return False
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return bool(host)
+    return not (address.is_loopback or address.is_private or address.is_link_local)
 
 
 def _repository_root(directory: Path) -> Path:
@@ -94,7 +153,9 @@ def files(plan: Plan) -> dict[Path, str]:
     """Every file init writes, by path (relative to the current folder), and its text."""
     d = plan.directory
     workflow = plan.workflow_root / WORKFLOW if plan.workflow_root != d.resolve() else d / WORKFLOW
-    return {d / "conftest.py": conftest(), d / "thresholds.yaml": thresholds(plan),
+    suites = None if plan.everything else plan.suites
+    setup = project.render(plan.model, suites, plan.profile, plan.base_url)
+    return {d / project.FILE: setup, d / "conftest.py": conftest(plan.system_prompt), d / "thresholds.yaml": thresholds(plan),
             d / "cassettes" / "README.md": cassettes_readme(plan), workflow: workflow_yaml(plan)}
 
 
@@ -131,7 +192,7 @@ def fetch_command(plan: Plan) -> str:
     return shlex.join(["pytest-trust", "data", "fetch", *chosen])
 
 
-def conftest() -> str:
+def conftest(system_prompt: str | None = None) -> str:
     lines = [
         '"""pytest-trust hooks of this project (written by `pytest-trust init`; edit freely).',
         "",
@@ -142,8 +203,13 @@ def conftest() -> str:
         "pytest reads this file when started here. Uncomment a hook to use it.",
         '"""',
     ]
+    if system_prompt is not None:  # wired: a plain pytest run and `pytest-trust check` both send it
+        lines += ["", "from pathlib import Path", "", "",
+                  "def pytest_trust_system_prompt(config):",
+                  '    """The deployment\'s system prompt, sent with every benchmark request (written by init)."""',
+                  f"    return (Path(__file__).parent / {system_prompt!r}).read_text(encoding=\"utf-8\")"]
     for name, spec in inspect.getmembers(hookspecs, inspect.isfunction):
-        if not name.startswith("pytest_trust_"):
+        if not name.startswith("pytest_trust_") or (system_prompt is not None and name == "pytest_trust_system_prompt"):
             continue
         lines += ["", ""]
         lines += [f"# {line}".rstrip() for line in inspect.cleandoc(spec.__doc__ or "").splitlines()]
@@ -197,62 +263,69 @@ def cassettes_readme(plan: Plan) -> str:
     )
 
 
-def _version() -> str | None:
-    try:
-        return version("pytest-trust")
-    except PackageNotFoundError:
-        return None
-
-
 def workflow_yaml(plan: Plan) -> str:
     where = plan.directory.resolve().relative_to(plan.workflow_root) if plan.workflow_root != plan.directory.resolve() \
         else Path(".")
     prefix = "" if where == Path(".") else f"{where.as_posix()}/"
     cd = "" if not prefix else f"    defaults: {{run: {{working-directory: {where.as_posix()}}}}}\n"
-    pinned = _version()
-    install = f"pip install 'pytest-trust=={pinned}'" if pinned else "pip install pytest-trust"
     selection = shlex.join(plan.selection)
+    checkout = f"      - uses: {ACTIONS['checkout']}\n"
     setup = (
-        "      - uses: actions/checkout@v4\n"
-        "      - uses: actions/setup-python@v5\n"
+        f"      - uses: {ACTIONS['python']}\n"
         "        with: {python-version: \"3.11\"}\n"
-        f"      - run: {install}    # the version init ran with (or a wheel, or a git URL)\n"
+        f"      - run: pip install {shlex.quote(plan.install)}    # the pytest-trust init ran with\n"
         "      - name: benchmark data, downloaded and verified once, then cached\n"
-        "        uses: actions/cache@v4\n"
+        f"        uses: {ACTIONS['cache']}\n"
         "        with:\n"
         f"          path: {DATA_CACHE}\n"
         "          key: pytest-trust-${{ runner.os }}-${{ hashFiles('.github/workflows/trust.yml') }}\n"
         "          restore-keys: pytest-trust-${{ runner.os }}-\n"
         f"      - run: {fetch_command(plan)}    # the pinned files, sha256-checked; from the cache once cached\n"
     )
-    base_url = f"      OPENAI_BASE_URL: {plan.base_url}\n" if plan.base_url else ""
+    base_url = f" --trust-base-url={shlex.quote(plan.base_url)}" if plan.base_url and _reachable(plan.base_url) else ""
     shard = "${{ matrix.shard }}"
+    same_repository = "github.event.pull_request.head.repo.full_name == github.repository"
     return (
         "# pytest-trust (written by `pytest-trust init`; edit freely).\n"
-        "# replay: on every pull request, the answers recorded in cassettes/ are replayed with the network\n"
-        "#   blocked, and the gates of thresholds.yaml decide the job; no API key is needed.\n"
+        "# check: on every pull request, the base branch's deployment is replayed from its recordings and this\n"
+        "#   branch's is run against it (recording what it lacks when the secret OPENAI_API_KEY is there; pull\n"
+        "#   requests from forks get no secrets and replay only); a significant regression or a failed gate of\n"
+        "#   thresholds.yaml fails the job, and trust.md, the verdict, goes to the job summary.\n"
         "# record: run by hand (Actions > trust > Run workflow) to record what is missing, in shards; the shards'\n"
         "#   recordings are joined, committed to the branch and uploaded, and their reports merged and gated.\n"
         "name: trust\n"
         "\"on\":\n"
         "  pull_request:\n"
         "  workflow_dispatch:\n"
+        "permissions: {contents: read}\n"
         "env:\n"
-        f"  PYTEST_TRUST_MODEL: {plan.model}    # --model of every run\n"
+        f"  PYTEST_TRUST_MODEL: {plan.model}    # --model of the record job (check reads pytest-trust.yaml)\n"
         "jobs:\n"
-        "  replay:\n"
+        "  check:\n"
         "    if: github.event_name == 'pull_request'\n"
         "    runs-on: ubuntu-latest\n"
         f"{cd}"
+        "    permissions: {contents: write}    # to push what this branch recorded back to it\n"
         "    steps:\n"
+        f"{checkout}"
+        "        with: {ref: \"${{ github.head_ref }}\", fetch-depth: 0}    # the base branch too, for --base\n"
         f"{setup}"
-        f"      - run: pytest {selection} --block-network -q --tb=no -rN\n"
-        "               --trust-report=trust.json --trust-markdown=trust.md\n"
+        "      - name: the change against the base branch (replay only when the secret is absent, as for forks)\n"
+        "        env:\n"
+        "          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}\n"
+        "        run: pytest-trust check --base \"origin/${{ github.base_ref }}\"\n"
         "      - if: always()\n"
         "        run: if [ -f trust.md ]; then cat trust.md >> \"$GITHUB_STEP_SUMMARY\"; fi\n"
         "      - name: no credential-shaped strings in the recordings or the report\n"
         "        if: always()\n"
         "        run: pytest-trust audit cassettes $(ls trust.json 2>/dev/null)\n"
+        "      - name: keep what this branch recorded on it (a re-run is then offline)\n"
+        f"        if: ${{{{ always() && {same_repository} }}}}\n"
+        "        run: |\n"
+        "          git config user.name pytest-trust\n"
+        "          git config user.email pytest-trust@users.noreply.github.com\n"
+        "          git add cassettes\n"
+        "          git diff --cached --quiet || { git commit -m \"Recordings of $PYTEST_TRUST_MODEL\" && git push; }\n"
         "  record:\n"
         "    if: github.event_name == 'workflow_dispatch'\n"
         "    runs-on: ubuntu-latest\n"
@@ -262,15 +335,15 @@ def workflow_yaml(plan: Plan) -> str:
         f"      matrix: {{shard: [{', '.join(str(i) for i in range(1, SHARDS + 1))}]}}\n"
         "    env:\n"
         "      OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}\n"
-        f"{base_url}"
         "    steps:\n"
+        f"{checkout}"
         f"{setup}"
         "      - name: record what is missing (the gates are evaluated on the merged run, below)\n"
-        f"        run: pytest {selection} --record-mode=new_episodes -q --tb=no -rN\n"
+        f"        run: pytest {selection} --record-mode=new_episodes{base_url} -q --tb=no -rN\n"
         f"               --trust-shard={shard}/{SHARDS} --trust-report=shard-{shard}.json\n"
         f"               || test -f shard-{shard}.json\n"
         f"      - run: pytest-trust audit cassettes shard-{shard}.json\n"
-        "      - uses: actions/upload-artifact@v4\n"
+        f"      - uses: {ACTIONS['upload']}\n"
         "        with:\n"
         f"          name: recorded-{shard}\n"
         "          path: |\n"
@@ -284,25 +357,16 @@ def workflow_yaml(plan: Plan) -> str:
         f"{cd}"
         "    permissions: {contents: write}    # to push the recordings to the branch\n"
         "    steps:\n"
+        f"{checkout}"
         f"{setup}"
-        "      - uses: actions/download-artifact@v4\n"
+        f"      - uses: {ACTIONS['download']}\n"
         f"        with: {{pattern: recorded-*, path: {prefix}shards}}\n"
         "      - name: join the shards' recordings into cassettes/ (each shard recorded a slice of the items)\n"
-        "        run: |\n"
-        "          python - <<'EOF'\n"
-        "          from pathlib import Path\n"
-        "          from pytest_trust.recording.cassettes import read_cassette_file, write_cassette\n"
-        "          for shard in sorted(Path('shards').glob('*/cassettes')):\n"
-        "              for source in sorted(shard.rglob('*.json')):\n"
-        "                  target = Path('cassettes') / source.relative_to(shard)\n"
-        "                  items, marks = read_cassette_file(target)\n"
-        "                  new_items, new_marks = read_cassette_file(source)\n"
-        "                  write_cassette(target, {**items, **new_items}, {**marks, **new_marks})\n"
-        "          EOF\n"
+        "        run: pytest-trust join shards/*/cassettes --cassettes cassettes\n"
         "      - run: pytest-trust report merge shards/*/shard-*.json --out trust.json --thresholds thresholds.yaml\n"
         "               --partial || test -f trust.json\n"
         "      - run: pytest-trust audit cassettes trust.json\n"
-        "      - uses: actions/upload-artifact@v4\n"
+        f"      - uses: {ACTIONS['upload']}\n"
         "        with:\n"
         "          name: cassettes\n"
         "          path: |\n"

@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from .report.terminal import LiveNotes
 
 
+NO_RECORDINGS = "no recordings of"  # the start of the one line a run with nothing to replay ends on
+
 class TrustSession:
     def __init__(self, config: RunConfig, thresholds: Thresholds, worker: str | None,
                  session_id: str | None = None) -> None:
@@ -178,7 +180,7 @@ class TrustSession:
         prompt = self.config.system_prompt
         where = model_dir(self.config.cassettes, self.config.recordings or model)
         with_prompt = f" with {prompt.label} {prompt.describe()}" if prompt is not None else ""
-        text = f"no recordings of {model}{with_prompt} for {', '.join(benchmarks)} in {where}"
+        text = f"{NO_RECORDINGS} {model}{with_prompt} for {', '.join(benchmarks)} in {where}"
         cassettes = self.config.cassettes if self.config.cassettes_given else None
         hint = import_hint(model, benchmarks, cassettes) if prompt is None else None  # imports have no prompt
         if hint:

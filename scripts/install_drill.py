@@ -115,9 +115,11 @@ class Drill:
         return f"pytest_trust from {where.relative_to(self.work)}, run from an empty folder"
 
     def init(self) -> str:
-        done = self.run(["pytest-trust", "init", "--benchmark", "rules", f"--model={MODEL}"])
+        done = self.run(["pytest-trust", "init", "--benchmark", "rules", f"--model={MODEL}",
+                         "--install", "pytest-trust==0.1.0"])  # a wheel from a local file: no runner reaches it
         check(done.returncode == 0, f"init exited {done.returncode}: {tail(done)}")
-        written = ["conftest.py", "thresholds.yaml", "cassettes/README.md", ".github/workflows/trust.yml"]
+        written = ["pytest-trust.yaml", "conftest.py", "thresholds.yaml", "cassettes/README.md",
+                   ".github/workflows/trust.yml"]
         missing = [name for name in written if not (self.project / name).is_file()]
         check(not missing, f"init did not write {', '.join(missing)}")
         self.commands = [shlex.split(line.strip()) for line in done.stdout.splitlines()

@@ -18,6 +18,9 @@ FIRST = next(iter(BENCHMARKS))  # the registry's first benchmark, whichever it i
 VALID = [k for name, b in BENCHMARKS.items() for k in [*b.metric_keys(), f"{name}.error_rate"]]
 
 
+INSTALL = ["--install", "pytest-trust==0.1.0"]  # this checkout is an editable install, which no CI runner reaches
+
+
 def _workflow(path):
     return yaml.safe_load((path / ".github" / "workflows" / "trust.yml").read_text())
 
@@ -27,7 +30,7 @@ def _runs(job):
 
 
 def test_init_writes_the_layout_and_prints_the_next_commands(tmp_path, capsys):
-    assert main(["init", "--dir", str(tmp_path), "--model", "my-model", "--profile", "smoke"]) == 0
+    assert main(["init", *INSTALL, "--dir", str(tmp_path), "--model", "my-model", "--profile", "smoke"]) == 0
     out = capsys.readouterr().out
     for name in ("conftest.py", "thresholds.yaml", "cassettes/README.md", ".github/workflows/trust.yml"):
         assert (tmp_path / name).is_file(), name
@@ -43,26 +46,29 @@ def test_init_writes_the_layout_and_prints_the_next_commands(tmp_path, capsys):
 
 
 def test_the_workflow_replays_offline_on_pull_requests_and_records_by_hand_in_shards(tmp_path):
-    assert main(["init", "--dir", str(tmp_path), "--model", "my-model", "--base-url", "https://example.test/v1"]) == 0
+    assert main(["init", *INSTALL, "--dir", str(tmp_path), "--model", "my-model", "--base-url", "https://example.test/v1"]) == 0
     flow = _workflow(tmp_path)
     assert set(flow["on"]) == {"pull_request", "workflow_dispatch"}
     assert flow["env"]["PYTEST_TRUST_MODEL"] == "my-model"
-    replay, record, merge = flow["jobs"]["replay"], flow["jobs"]["record"], flow["jobs"]["merge"]
-    assert "pull_request" in replay["if"]
-    test_run = next(r for r in _runs(replay) if r.startswith("pytest "))
-    assert "--pyargs pytest_trust.suites" in test_run and "--block-network" in test_run
-    assert "--trust-report=trust.json" in test_run and "--trust-markdown=trust.md" in test_run
-    assert any('>> "$GITHUB_STEP_SUMMARY"' in r for r in _runs(replay))
-    assert any(r.startswith("pytest-trust audit cassettes") and "trust.json" in r for r in _runs(replay))
-    for job in (replay, record, merge):
+    check, record, merge = flow["jobs"]["check"], flow["jobs"]["record"], flow["jobs"]["merge"]
+    assert "pull_request" in check["if"]
+    assert 'pytest-trust check --base "origin/${{ github.base_ref }}"' in _runs(check)
+    checking = next(s for s in check["steps"] if s.get("run", "").startswith("pytest-trust check"))
+    assert checking["env"]["OPENAI_API_KEY"] == "${{ secrets.OPENAI_API_KEY }}"
+    assert check["steps"][0]["with"]["fetch-depth"] == 0  # the base branch's commits, for --base
+    assert any('>> "$GITHUB_STEP_SUMMARY"' in r for r in _runs(check))
+    assert any(r.startswith("pytest-trust audit cassettes") and "trust.json" in r for r in _runs(check))
+    assert "pip install pytest-trust==0.1.0" in _runs(check)
+    for job in (check, record, merge):
         cache = [s for s in job["steps"] if s.get("uses", "").startswith("actions/cache@")]
         assert cache and cache[0]["with"]["path"] == "~/.cache/pytest-trust"
         assert "pytest-trust data fetch" in _runs(job)  # every benchmark: no --benchmark
     assert "workflow_dispatch" in record["if"] and "workflow_dispatch" in merge["if"]
     assert record["env"]["OPENAI_API_KEY"] == "${{ secrets.OPENAI_API_KEY }}"
-    assert record["env"]["OPENAI_BASE_URL"] == "https://example.test/v1"
+    assert "OPENAI_BASE_URL" not in record["env"]  # the endpoint is an option of the command, as it was given
     shards = record["strategy"]["matrix"]["shard"]
     recording = next(r for r in _runs(record) if r.startswith("pytest "))
+    assert "--trust-base-url=https://example.test/v1" in recording
     assert "--record-mode=new_episodes" in recording and f"--trust-shard=${{{{ matrix.shard }}}}/{len(shards)}" in recording
     assert any(s.get("uses", "").startswith("actions/upload-artifact@") for s in record["steps"])
     assert merge["needs"] == "record" and merge["permissions"] == {"contents": "write"}
@@ -73,13 +79,13 @@ def test_the_workflow_replays_offline_on_pull_requests_and_records_by_hand_in_sh
 
 def test_the_generated_layout_collects_the_chosen_benchmarks(tmp_path, capsys):
     chosen = SUITES[BENCHMARKS[FIRST].suites[0].name].name
-    assert main(["init", "--dir", str(tmp_path), "--benchmark", chosen, "--profile", "smoke"]) == 0
+    assert main(["init", *INSTALL, "--dir", str(tmp_path), "--benchmark", chosen, "--profile", "smoke"]) == 0
     thresholds = load_thresholds(tmp_path / "thresholds.yaml", None, VALID)
     assert [g.key for g in thresholds.gates] == [f"{FIRST}.error_rate"]
-    run = next(r for r in _runs(_workflow(tmp_path)["jobs"]["replay"]) if r.startswith("pytest "))
-    args = shlex.split(run)[1:]  # the workflow's own replay command, collecting only
+    run = next(r for r in _runs(_workflow(tmp_path)["jobs"]["record"]) if r.startswith("pytest "))
+    args = shlex.split(run.split("--record-mode")[0])[1:]  # the workflow's own selection, collecting only
     assert args[args.index("-m") + 1] == chosen
-    assert f"pytest-trust data fetch --benchmark {FIRST}" in _runs(_workflow(tmp_path)["jobs"]["replay"])
+    assert f"pytest-trust data fetch --benchmark {FIRST}" in _runs(_workflow(tmp_path)["jobs"]["check"])
     with open(tmp_path / "conftest.py", "a") as fh:  # the generated conftest.py is read: it names what was collected
         fh.write("\ndef pytest_collection_finish(session):\n"
                  "    from pytest_trust.benchmarks import SUITES\n"
@@ -88,7 +94,7 @@ def test_the_generated_layout_collects_the_chosen_benchmarks(tmp_path, capsys):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if mirror():
         env["PYTEST_TRUST_DATA"] = str(mirror())
-    done = subprocess.run([sys.executable, "-m", "pytest", *args, "--collect-only", "-p", "no:cacheprovider"],
+    done = subprocess.run([sys.executable, "-m", "pytest", *args, "-q", "--collect-only", "-p", "no:cacheprovider"],
                           check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert f"suites collected: {[chosen]!r}" in done.stdout
@@ -98,28 +104,28 @@ def test_the_generated_layout_collects_the_chosen_benchmarks(tmp_path, capsys):
 def test_init_never_overwrites_and_says_which_files_it_kept(tmp_path, capsys):
     (tmp_path / "conftest.py").write_text("# mine\n")
     (tmp_path / "thresholds.yaml").write_text("default: {}\n")
-    assert main(["init", "--dir", str(tmp_path)]) == 0
+    assert main(["init", *INSTALL, "--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert (tmp_path / "conftest.py").read_text() == "# mine\n"
     assert (tmp_path / "thresholds.yaml").read_text() == "default: {}\n"
     assert f"kept (it exists, not overwritten): {tmp_path / 'conftest.py'}" in out
     assert f"written: {tmp_path / '.github' / 'workflows' / 'trust.yml'}" in out
-    assert main(["init", "--dir", str(tmp_path)]) == 0
+    assert main(["init", *INSTALL, "--dir", str(tmp_path)]) == 0
     assert "written:" not in capsys.readouterr().out
 
 
 def test_a_subfolder_of_a_repository_gets_its_workflow_at_the_root(tmp_path):
     (tmp_path / ".git").mkdir()
-    assert main(["init", "--dir", str(tmp_path / "trust")]) == 0
+    assert main(["init", *INSTALL, "--dir", str(tmp_path / "trust")]) == 0
     flow = _workflow(tmp_path)
-    assert flow["jobs"]["replay"]["defaults"] == {"run": {"working-directory": "trust"}}
+    assert flow["jobs"]["check"]["defaults"] == {"run": {"working-directory": "trust"}}
     assert (tmp_path / "trust" / "thresholds.yaml").is_file()
     assert not (tmp_path / "trust" / ".github").exists()
 
 
 def test_an_unknown_benchmark_is_one_line_with_a_suggestion(tmp_path, capsys):
     typo = FIRST[:-1] + ("x" if FIRST[-1] != "x" else "y")
-    assert main(["init", "--dir", str(tmp_path), "--benchmark", typo]) == 2
+    assert main(["init", *INSTALL, "--dir", str(tmp_path), "--benchmark", typo]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"--benchmark {typo}: no such benchmark; did you mean {FIRST}?" in err
     assert not any(tmp_path.iterdir())
@@ -127,7 +133,7 @@ def test_an_unknown_benchmark_is_one_line_with_a_suggestion(tmp_path, capsys):
 
 def test_a_bad_option_is_one_line_exit_2(tmp_path, capsys):
     try:
-        main(["init", "--dir", str(tmp_path), "--profile", "huge"])
+        main(["init", *INSTALL, "--dir", str(tmp_path), "--profile", "huge"])
     except SystemExit as exit:
         assert exit.code == 2
     err = capsys.readouterr().err
@@ -142,7 +148,7 @@ def test_init_record_replay_bless_replay_end_to_end_on_the_committed_recordings(
     recorded = ROOT / "cassettes" / model / FIRST
     if not recorded.is_dir() or mirror() is None:
         pytest.skip("needs the committed recordings of the local model and the data mirror")
-    assert main(["init", "--dir", str(tmp_path), "--benchmark", FIRST, "--model", model]) == 0
+    assert main(["init", *INSTALL, "--dir", str(tmp_path), "--benchmark", FIRST, "--model", model]) == 0
     replay = capsys.readouterr().out.split("2. ")[1].splitlines()[1].split()
     assert replay[0] == "pytest" and "--block-network" in replay
     shutil.copytree(recorded, tmp_path / "cassettes" / model / FIRST)
@@ -166,7 +172,7 @@ def test_the_merge_job_joins_the_shards_recordings(tmp_path):
     """Each shard records a slice of the items into the same scenario files: the merge job's script joins them."""
     from pytest_trust.recording.cassettes import read_cassette_file, write_cassette
 
-    assert main(["init", "--dir", str(tmp_path)]) == 0
+    assert main(["init", *INSTALL, "--dir", str(tmp_path)]) == 0
     steps = _workflow(tmp_path)["jobs"]["merge"]["steps"]
     script = next(s["run"] for s in steps if s.get("name", "").startswith("join the shards"))
     items = read_cassette_file(next((ROOT / "cassettes").rglob("*.json")))[0]  # committed recordings

@@ -49,6 +49,11 @@ def register(benchmark: Any, source: str = "") -> str | None:
     return None
 
 
+def gate_keys() -> set[str]:
+    """Every key a thresholds file may gate: each registered benchmark's metrics and its error rate."""
+    return {key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]}
+
+
 def suites_named(names: list[str] | None, what: str) -> list[str] | None:
     """The suite names (registry order) that benchmark or suite ``names`` stand for; None for no names (every
     suite). ``what`` ("init: --benchmark") starts the message of a name the registry does not know."""
