@@ -101,7 +101,7 @@ class TrustSession:
                 try:
                     items = cached_items(default_cache().parent / "items", suite_name, self.config.settings,
                                          self.config.data, lambda: suite.load(self.data, self.config.settings), cut,
-                                         partial(self._skips, suite.benchmark))
+                                         partial(self._skips, suite.benchmark), self.data)
                 except DataUnavailable:
                     if self._no_data_in is None:  # the first suite says why and what to do; the rest point to it
                         self._no_data_in = suite_name

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 import pickle
+import shutil
 from pathlib import Path
+
+import pytest
 
 from pytest_trust.data.item_cache import CHUNK, HEADER_AT, OFF, ItemKey, cached_items
 from pytest_trust.items import Item
@@ -153,3 +158,120 @@ def test_a_list_whose_header_does_not_match_its_chunks_is_rebuilt(tmp_path: Path
     path.write_bytes(data[:at] + pickle.dumps(header))
     items = cached_items(tmp_path, "suite", {}, None, build)
     assert build.calls == 2 and [item.id for item in items] == [f"s/{i}" for i in range(CHUNK + 1)]
+
+
+# --- a cached list still notices a changed source file ---------------------------------------------------------------
+
+RULES_DATA = "lm_eval/tasks/realguardrails/s_rules/data/benign_harmless.jsonl"
+
+
+def flip_a_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def tampered(path: Path) -> None:
+    import lzma
+
+    path.write_bytes(lzma.compress(lzma.decompress(path.read_bytes()).replace(b'"id"', b'"Id"', 1)))
+
+
+@pytest.mark.parametrize("change, says", [(flip_a_byte, "is not a readable xz file"),
+                                          (tampered, "has sha256 * but the manifest pins 1568f296f5be*")],
+                         ids=["a flipped byte", "other content"])
+def test_a_mirror_file_changed_after_a_run_cached_the_items_stops_the_run_as_without_the_cache(
+        pytester, data_mirror, monkeypatch, change, says):
+    """The list is cached by a first run; then one of the files it was built from changes. The next run stops before
+    any item (exit 2) with the message naming the file, as a run without the cache does, never replaying from the
+    list built from the old file."""
+    from conftest import suite_module
+
+    shutil.copytree(data_mirror / "rules", pytester.path / "mirror" / "rules")
+    monkeypatch.setenv("PYTEST_TRUST_DATA", str(pytester.path / "mirror"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(pytester.path / "cache"))  # this test's own item cache
+    pytester.makepyfile(test_suite=suite_module("rules", "rules"))
+
+    def run() -> pytest.RunResult:
+        return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", "--collect-only", "-q")
+
+    assert run().ret == pytest.ExitCode.OK
+    assert list((pytester.path / "cache" / "pytest-trust" / "items").glob("rules@*.pickle"))
+    mirrored = pytester.path / "mirror" / "rules" / f"{RULES_DATA}.xz"
+    change(mirrored)
+    cached = run()
+    monkeypatch.setenv(OFF, "0")
+    uncached = run()
+    for result in (cached, uncached):
+        assert result.ret == pytest.ExitCode.INTERRUPTED
+        result.stdout.fnmatch_lines([f"cannot load suite rules: *{RULES_DATA}* {says}*"])
+        assert "Traceback" not in result.stdout.str()
+    assert ([line for line in cached.stdout.lines if line.startswith("cannot load")]
+            == [line for line in uncached.stdout.lines if line.startswith("cannot load")])  # the same message
+
+
+ASSET = "lm_eval/tasks/realguardrails/s_rules/scenarios/assets/animals.txt"
+
+
+class FromMirror:
+    """A build reading one pinned file through a store, counting its calls."""
+
+    def __init__(self, store) -> None:
+        self.store, self.calls = store, 0
+
+    def __call__(self) -> list[Item]:
+        self.calls += 1
+        lines = self.store.read_text("rules", ASSET).splitlines()
+        return [Item(id=f"s/{n}", benchmark="b", scenario="s", inputs={"line": line}, decoding={})
+                for n, line in enumerate(lines)]
+
+
+@pytest.fixture
+def small_mirror(tmp_path, data_mirror) -> Path:
+    copy = tmp_path / "mirror" / "rules" / f"{ASSET}.xz"
+    copy.parent.mkdir(parents=True)
+    shutil.copyfile(data_mirror / "rules" / f"{ASSET}.xz", copy)
+    return copy
+
+
+def cached(tmp_path, build: FromMirror) -> list[Item]:
+    return cached_items(tmp_path / "items", "suite", {}, tmp_path / "mirror", build, store=build.store)
+
+
+def test_a_file_changed_with_its_size_and_mtime_put_back_is_still_noticed(tmp_path, small_mirror):
+    from pytest_trust.data import DataStore
+    from pytest_trust.errors import DataError
+
+    build = FromMirror(DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False))
+    cached(tmp_path, build)
+    before = small_mirror.stat()
+    flip_a_byte(small_mirror)
+    os.utime(small_mirror, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.raises(DataError, match=f"mirror file {small_mirror} is not a readable xz file"):
+        cached(tmp_path, FromMirror(DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False)))
+
+
+def test_a_file_touched_but_unchanged_is_verified_once_and_the_list_stands(tmp_path, small_mirror):
+    from pytest_trust.data import DataStore
+
+    first = FromMirror(DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False))
+    items = cached(tmp_path, first)
+    os.utime(small_mirror, ns=(1, 1))
+    touched = FromMirror(DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False))
+    assert cached(tmp_path, touched) == items and touched.calls == 0
+    assert touched.store.origins == {("rules", ASSET): "mirror"}  # verified again, from the mirror
+    again = FromMirror(DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False))
+    assert cached(tmp_path, again) == items and again.calls == 0
+    assert again.store.origins == {}  # the stamps were renewed: nothing to verify
+    assert not [p for p in (tmp_path / "items").iterdir() if p.name.startswith(".")]
+
+
+def test_a_list_whose_stamps_are_lost_is_rebuilt(tmp_path, small_mirror):
+    from pytest_trust.data import DataStore
+
+    cached(tmp_path, FromMirror(DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False)))
+    (stamps,) = (tmp_path / "items").glob("suite@*.files.json")
+    stamps.write_text("[")
+    rebuilt = FromMirror(DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False))
+    cached(tmp_path, rebuilt)
+    assert rebuilt.calls == 1 and json.loads(stamps.read_text())[0][:3] == ["rules", ASSET, str(small_mirror)]

@@ -7,6 +7,12 @@ pins fix, on the code that built it, and on the benchmark settings, so the key c
 these: the suite, the settings, the data folder, every source and pin file of this package, and
 Python's version. Anything unreadable in the cache is rebuilt, never trusted.
 
+The files themselves can still change under the same key (a mirror file edited, corrupted or replaced): beside each
+list, ``<list>.files.json`` keeps the stamps (size, mtime, ctime) of the files it was built from (``DataStore.stamps``).
+A file whose stamp changed is verified against its pin again, as a build would read it, and a bad one fails the same
+way (the error names the file); a good one is the same data, so the list stands and the stamps are renewed. A list
+without its stamps is rebuilt.
+
 A list is stored scenario by scenario, each scenario's items in pickles of ``CHUNK``, after which a header says
 each scenario's name, positions, the keys of its items (``ItemKey``) and its chunks' sizes. It is read back through
 ``cut``, which sees only the keys: a run that keeps a few thousand of 264,000 items unpickles only the chunks that
@@ -26,7 +32,10 @@ import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from .store import DataStore, Stamp
 
 PACKAGE = Path(__file__).resolve().parent.parent
 OFF = "PYTEST_TRUST_ITEM_CACHE"  # set to 0 to build every time
@@ -50,6 +59,7 @@ Cut = Callable[[list[Any]], list[Any]]  # one scenario's items, or their ItemKey
 # (scenario, its number of items) -> True: leave it out whole, unread; never asked of a scenario holding items that
 # skip wherever they run (``unavailable``): they run, to say why
 Skip = Callable[[str, int], bool]
+STAMPS = ".files.json"  # beside a list: the stamps of the files it was built from
 HEADER_AT = struct.Struct("<Q")  # the file starts with the header's offset: the header, written last, follows the blocks
 
 
@@ -69,17 +79,33 @@ def cache_key(suite: str, settings: Mapping[str, Any], data: Path | None) -> str
 
 
 def cached_items(folder: Path, suite: str, settings: Mapping[str, Any], data: Path | None,
-                 build: Callable[[], list[Any]], cut: Cut | None = None, skip: Skip | None = None) -> list[Any]:
+                 build: Callable[[], list[Any]], cut: Cut | None = None, skip: Skip | None = None,
+                 store: DataStore | None = None) -> list[Any]:
     """``build()``'s list, from ``folder`` when a list with the same key is there; with ``cut``, only what it keeps
-    of each scenario's items (items have a ``scenario``) that ``skip`` does not leave out, in the list's order."""
+    of each scenario's items (items have a ``scenario``) that ``skip`` does not leave out, in the list's order.
+    ``store``: the data store ``build`` reads, whose files a cached list is checked against (module docstring)."""
     if os.environ.get(OFF, "1") == "0":
         return _cut(build(), cut, skip)
     path = folder / f"{suite}@{cache_key(suite, settings, data)}.pickle"
-    items = _read(path, cut, skip)
+    stamps_path = path.with_name(path.name + STAMPS)
+    stamps = _read_stamps(stamps_path) if store is not None else []
+    items = _read(path, cut, skip) if stamps is not None else None
     if items is not None:
+        if store is not None and stamps:
+            changed = store.changed(stamps)
+            for source, name in changed:
+                store.recheck(source, name)  # raises for a bad file, as building from it would
+            if changed:
+                _write_stamps(stamps_path, store.restamped(stamps))
         return items
-    items = build()
+    if store is None:
+        items = build()
+    else:
+        with store.watching() as read:
+            items = build()
     _store(folder, suite, path, items)
+    if store is not None:
+        _write_stamps(stamps_path, store.stamps(read))
     return _cut(items, cut, skip)
 
 
@@ -185,9 +211,35 @@ def _store(folder: Path, suite: str, path: Path, items: list[Any]) -> None:
             handle.write(HEADER_AT.pack(at))
         os.replace(tmp, path)
         tmp = None
-        for stale in folder.glob(f"{suite}@*.pickle"):
-            if stale != path:
+        for stale in folder.glob(f"{suite}@*"):
+            if stale.name not in (path.name, path.name + STAMPS):
                 stale.unlink(missing_ok=True)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def _read_stamps(path: Path) -> list[Stamp] | None:
+    """The stamps kept beside a list; None when they are missing or unreadable (the list is then rebuilt)."""
+    try:
+        stamps = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(stamps, list) or not all(
+            isinstance(stamp, list) and len(stamp) == 6 and all(isinstance(v, str) for v in stamp[:3])
+            and all(type(v) is int for v in stamp[3:]) for stamp in stamps):
+        return None
+    return [tuple(stamp) for stamp in stamps]
+
+
+def _write_stamps(path: Path, stamps: list[Stamp]) -> None:
+    """Write atomically; stamps that cannot be written cost a rebuild next time, and leave no temporary file."""
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(stamps, handle)
+        os.replace(tmp, path)
+    except OSError:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)

@@ -2,7 +2,8 @@
 
 Every file is checked against its manifest sha256 once per process; a mismatch names the file and
 both digests. The mirror has the layout ``<source>/<path>.xz``; a mirror file that is not a whole
-xz stream is a ``DataError`` naming it, not a bare LZMAError.
+xz stream is a ``DataError`` naming it, not a bare LZMAError. What was built from files (the item
+cache) keeps their stamps (``stamps``): a file whose stamp changed since is checked again (``recheck``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import hashlib
 import lzma
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import ChecksumMismatch, DataError, DataUnavailable
@@ -18,6 +21,11 @@ from .manifest import PinnedFile, pinned
 
 DOWNLOAD_URL = "https://raw.githubusercontent.com/{repository}/{commit}/{path}"
 URL_VARIABLE = "PYTEST_TRUST_DATA_URL"  # another server laid out as GitHub raw (an internal mirror, a test's)
+
+
+# a file read: its source and path, the file that served it (mirror or cache), and that file's size, mtime and ctime
+# (ns): a write changes the ctime even when the size and the mtime are put back
+Stamp = tuple[str, str, str, int, int, int]
 
 
 def download_url(pin: PinnedFile) -> str:
@@ -44,9 +52,13 @@ class DataStore:
         self.download = download
         self.download_failed: str | None = None  # after one failed download, the others of the run are not tried
         self._verified: dict[tuple[str, str], bytes] = {}
+        self._served: dict[tuple[str, str], str] = {}  # each file read: the file it came from
+        self._watches: list[set[tuple[str, str]]] = []
 
     def read_bytes(self, source: str, path: str) -> bytes:
         key = (source, path)
+        for watch in self._watches:
+            watch.add(key)
         if key not in self._verified:
             pin = pinned(source, path)
             data, origin = self._fetch(pin)
@@ -57,6 +69,54 @@ class DataStore:
     def read_text(self, source: str, path: str) -> str:
         return self.read_bytes(source, path).decode("utf-8")
 
+    @contextmanager
+    def watching(self) -> Iterator[set[tuple[str, str]]]:
+        """The (source, path) of every file read inside the block, including those verified before it."""
+        watch: set[tuple[str, str]] = set()
+        self._watches.append(watch)
+        try:
+            yield watch
+        finally:
+            self._watches.remove(watch)
+
+    def stamps(self, keys: Iterable[tuple[str, str]]) -> list[Stamp]:
+        """The stamps of files this store read, as they are now."""
+        return [self._stamp(source, path, self._served.get((source, path), "")) for source, path in sorted(keys)]
+
+    def changed(self, stamps: Iterable[Stamp]) -> list[tuple[str, str]]:
+        """The files whose stamp differs from the one given (or which a read would now take from elsewhere)."""
+        return [(source, path) for source, path, served, *stat in stamps
+                if self._where(source, path, served) != (source, path, served, *stat)]
+
+    def restamped(self, stamps: Iterable[Stamp]) -> list[Stamp]:
+        """The stamps given, as the files are now (after ``recheck`` of those that changed)."""
+        return [self._stamp(source, path, self._served.get((source, path), served))
+                for source, path, served, *_ in stamps]
+
+    def _stamp(self, source: str, path: str, served: str) -> Stamp:
+        """The file's stamp now; for a file gone, one no file matches, so it counts as changed."""
+        return self._where(source, path, served) or (source, path, served, -1, -1, -1)
+
+    def recheck(self, source: str, path: str) -> None:
+        """Read the file as ``read_bytes`` would and verify it against its pin, raising as it would; nothing is
+        kept (a replay from the item cache never holds the data)."""
+        pin = pinned(source, path)
+        data, origin = self._fetch(pin)
+        _verify(pin, data, origin)
+
+    def _where(self, source: str, path: str, served: str) -> Stamp | None:
+        """The stamp of the file a read would take now: the mirror's copy if there is one, else ``served`` (the
+        cache's copy it came from); None when neither is there."""
+        mirrored = self.mirror / source / f"{path}.xz" if self.mirror is not None else None
+        for candidate in (mirrored, Path(served) if served else None):
+            try:
+                stat = os.stat(candidate) if candidate is not None else None
+            except OSError:
+                continue
+            if stat is not None:
+                return source, path, str(candidate), stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
+        return None
+
     def _fetch(self, pin: PinnedFile) -> tuple[bytes, str]:
         key = (pin.source, pin.path)
         cached = self.cache / pin.source / pin.commit / pin.path
@@ -65,10 +125,12 @@ class DataStore:
             if mirrored.exists():
                 data = _decompress(mirrored)
                 self.origins[key] = "mirror"
+                self._served[key] = str(mirrored)
                 if self.fill_cache and not cached.exists():
                     _verify(pin, data, str(mirrored))
                     _write(cached, data)
                 return data, str(mirrored)
+        self._served[key] = str(cached)  # where it is, or will be once downloaded
         if cached.exists():
             self.origins[key] = "cache"
             return cached.read_bytes(), str(cached)
