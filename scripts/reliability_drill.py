@@ -9,7 +9,10 @@ tests/fault_server.py on 127.0.0.1, with a fake API key, a fake organisation and
 user, a password and an ``api-key`` query parameter. Transient faults hit the first attempt of every call;
 lasting ones every attempt; irregular answers are well-formed completions the benchmark must score as
 what they are; unstorable ones (a lone surrogate, bytes that are not UTF-8, 3 MB of text) are status-200
-answers that cannot be stored and sent back faithfully. Rows that act on files: a recording run killed
+answers that cannot be stored and sent back faithfully; faults of format (an HTML page, an event stream)
+are status-200 answers in another format than JSON, never retried; an answer that trickles in a byte every
+0.05 s must be cut at --trust-timeout 1 (the run must end within 30 s); a redirect to another host must not
+be followed. Rows that act on files: a recording run killed
 with SIGKILL, then replayed; a corrupt cassette of three kinds (a cut file, an answer that is not JSON, a
 recorded HTTP 500), replayed, then repaired with rewrite; a dead run's journal holding an older answer
 beside a corrupt cassette, then a rewrite (the fresh answer must win, whatever the journals' names); a
@@ -25,14 +28,16 @@ Columns, counted from each run's JSON report, its output and the files it left:
   affected   items whose calls met the fault
   recovered  items scored (retried to a good answer, or an irregular answer scored as such)
   clear      errored items whose message names the endpoint URL and the cause (or the file)
-  unclear    errored items whose message does not
+  unclear    errored items whose message does not; for a fault of format, also attempts beyond the one its
+             message names
   uncounted  irregular answers (empty, cut, withheld) scored but not counted in the report
   lost       items scored, or journaled before a kill or an interrupt, without a recording on disk afterwards
   poisoned   recorded interactions that are not well-formed completions, or an older answer that won
   secrets    places the fake key, organisation, user, password, query secret or the endpoint's cookie appear
-             on disk or in the run's terminal output, and requests that sent the endpoint's cookie back
+             on disk or in the run's terminal output, requests that sent the endpoint's cookie back, and
+             requests that reached the host a redirect points at
   crashes    runs that ended in an internal error, a traceback, or an unexpected exit status; an
-             interrupted run also when it took more than 5 s to end
+             interrupted run also when it took more than 5 s to end, a trickled-into one more than 30 s
 Exit status 1 when any of unclear, uncounted, lost, poisoned, secrets or crashes is non-zero.
 """
 
@@ -69,9 +74,11 @@ BASIC = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()  # the Authoriz
 SECRETS = (FAKE_KEY, FAKE_ORG, f"{USER}:", PASSWORD, QUERY_SECRET, BASIC, SESSION_COOKIE.partition("=")[2])
 MODEL = "drill"
 UNSTORABLE = ["lone-surrogate", "invalid-utf8", "oversized"]
-TRANSIENT = ["429", "429-retry-after", "500", "502", "503", "hang", "close",
-             "malformed", "truncated", "html", "error-body", "empty-choices", *UNSTORABLE]
-LASTING = ["503", "html", "empty-choices", *UNSTORABLE]
+TRANSIENT = ["429", "429-retry-after", "500", "502", "503", "hang", "trickle", "close",
+             "malformed", "truncated", "error-body", "empty-choices", *UNSTORABLE]
+LASTING = ["503", "empty-choices", *UNSTORABLE]
+OTHER_FORMATS = ["html", "event-stream"]  # not transient: one attempt, one error
+TRICKLE_RUN_SECONDS = 30  # a lasting trickle under --trust-timeout 1: 3 items of 2 attempts, and pytest's start
 CORRUPTIONS = ["cut file", "answer not JSON", "recorded HTTP 500"]
 IRREGULAR = ["length", "content_filter", "tool_calls", "null-content", "empty-content"]
 
@@ -196,6 +203,54 @@ def lasting(base: Path, fault: str, n: int) -> Row:
                               url=credentialed(server.base_url))
     row = count(Row(f"lasting {fault}"), project, done, expected_codes=(1, 2))  # 2: the breaker stopped it
     row.items = row.affected = len(project.report()["items"])
+    return row
+
+
+def other_format(base: Path, fault: str, n: int) -> Row:
+    """A status-200 HTML page or event stream for every request: one attempt each, an error naming what came back."""
+    project = Project(base, f"format-{fault}")
+    with FaultServer(lambda body: "Hodor") as server:
+        server.always = fault
+        done = project.pytest("--record-mode=once", "--trust-limit", str(n), "--trust-retries", "2",
+                              url=credentialed(server.base_url))
+    row = count(Row(f"format {fault}"), project, done, expected_codes=(1, 2),  # 2: the breaker stopped it
+                clear_words=("/chat/completions failed after 1 attempt: status 200 with", "content-type",
+                             "--trust-base-url"))
+    row.items = row.affected = len(project.report()["items"])
+    row.unclear += max(0, len(server.served) - row.items)  # attempts the message does not name
+    return row
+
+
+def trickle(base: Path, n: int) -> Row:
+    """Every answer trickles in a byte every 0.05 s (~12 s each): --trust-timeout 1 cuts each attempt, the breaker
+    stops the run."""
+    project = Project(base, "lasting-trickle")
+    with FaultServer(lambda body: "Hodor", trickle_seconds=0.05) as server:
+        server.always = "trickle"
+        started = time.monotonic()
+        done = project.pytest("--record-mode=once", "--trust-limit", str(n), "--trust-timeout", "1",
+                              "--trust-retries", "1", url=credentialed(server.base_url))
+        took = time.monotonic() - started
+    row = count(Row("lasting trickle, --trust-timeout 1"), project, done, expected_codes=(1, 2),
+                clear_words=("/chat/completions failed after 2 attempts: no complete answer within --trust-timeout 1 s",))
+    row.items = row.affected = len(project.report()["items"])
+    row.crashes += took > TRICKLE_RUN_SECONDS
+    return row
+
+
+def redirect(base: Path, n: int) -> Row:
+    """Every request is redirected (307) to another host: not followed, nothing reaches it, the error names it."""
+    project = Project(base, "redirect")
+    with FaultServer(lambda body: "Hodor") as elsewhere, FaultServer(lambda body: "Hodor") as server:
+        server.always = "redirect"
+        server.redirect_to = elsewhere.base_url.replace("127.0.0.1", "localhost")
+        done = project.pytest("--record-mode=once", "--trust-limit", str(n), "--trust-retries", "2",
+                              url=credentialed(server.base_url))
+    row = count(Row("redirect (307) to another host"), project, done, expected_codes=(1, 2),
+                clear_words=("/chat/completions failed after 1 attempt: HTTP 307, a redirect to http://localhost:",
+                             "not followed", "set --trust-base-url to the final address"))
+    row.items = row.affected = len(project.report()["items"])
+    row.secrets += len(elsewhere.requests)  # each would have carried the key to a host nobody named
     return row
 
 
@@ -440,6 +495,9 @@ def main() -> int:
         base = Path(tmp)
         plan = ([(f"transient {f}", lambda f=f: transient(base, f, args.items)) for f in TRANSIENT]
                 + [(f"lasting {f}", lambda f=f: lasting(base, f, args.items)) for f in LASTING]
+                + [(f"format {f}", lambda f=f: other_format(base, f, args.items)) for f in OTHER_FORMATS]
+                + [("lasting trickle", lambda: trickle(base, args.items)),
+                   ("redirect", lambda: redirect(base, args.items))]
                 + [("echoes the key", lambda: echoed_key(base, args.items)),
                    ("sets a cookie", lambda: cookie(base, args.items))]
                 + [(f"answer {k}", lambda k=k: irregular(base, k, args.items)) for k in IRREGULAR]
