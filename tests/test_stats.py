@@ -47,6 +47,29 @@ def test_wilson_near_the_edges_takes_the_one_sided_poisson_bound():
     assert wilson(4, 10)[0] == pytest.approx(0.1682, abs=1e-4)  # 4 of 10 is Wilson's own: centre 0.42774, half 0.25950
 
 
+def test_wilson_above_100_items_takes_the_poisson_bound_up_to_8_and_ends_exactly_at_0_and_1():
+    """8 of 1,000: Wilson's own low is 0.004059 (centre 0.009909, half 0.005850), above a true rate of 0.00405
+    that shows 8 or more in 4.9% of runs; the Poisson bound is half the 5% quantile of chi-square on 16 degrees
+    of freedom, 7.9616 / 2 = 3.9808, over 1,000. 9 of 1,000 is Wilson's own (centre 0.010879, half 0.006137);
+    at 100 items the bound stops at 3 (Brown, Cai and DasGupta)."""
+    assert wilson(8, 1000)[0] == pytest.approx(0.0039808, abs=1e-6)
+    assert wilson(9, 1000)[0] == pytest.approx(0.004742, abs=1e-6)
+    assert wilson(992, 1000)[1] == pytest.approx(1 - 0.0039808, abs=1e-6)
+    assert wilson(8, 100)[0] == pytest.approx(0.04109, abs=1e-5)  # Wilson's own: centre 0.09554, half 0.05444
+    # no float residue above the estimate at 0/n and below it at n/n (it was 2.2e-19 at 0/1,000)
+    assert wilson(0, 1000)[0] == 0.0 and wilson(1000, 1000)[1] == 1.0
+
+
+def test_a_mean_of_rates_draws_each_rate_with_its_estimates_variance():
+    """One rate of 5/10 (prior Jeffreys' 1/2): the posterior mean m = 0.5 and the draws' variance m (1 - m) / n =
+    0.025, not the posterior's 0.25 / 12 = 0.0208; at 0/10, m = 0.5 / 11 and the variance m (1 - m) / 10."""
+    draws = bootstrap_mean_of_rates([(5, 10)], resamples=200_000).draws
+    assert draws.mean() == pytest.approx(0.5, abs=0.002) and draws.var() == pytest.approx(0.025, rel=0.02)
+    m = 0.5 / 11
+    draws = bootstrap_mean_of_rates([(0, 10)], resamples=200_000).draws
+    assert draws.mean() == pytest.approx(m, rel=0.02) and draws.var() == pytest.approx(m * (1 - m) / 10, rel=0.03)
+
+
 def test_bootstrap_is_seeded_and_brackets_the_mean():
     groups = [(20, 25), (10, 25), (30, 39), (5, 39)]
     first = bootstrap_mean_of_rates(groups)
@@ -95,10 +118,11 @@ def test_weighted_bootstrap_with_equal_weights_matches_the_mean_of_rates_interva
 
 
 def test_weighted_bootstrap_applies_weights_and_offset():
-    # 1 - the rate of a 0/10 group: 1 - a draw of Beta(0.5, 10.5), Jeffreys' posterior; its 2.5 and 97.5
-    # percentiles are 4.8e-5 and 0.2172 (beta.ppf), so the interval is about [0.7828, 1.0]
+    # 1 - the rate of a 0/10 group: 1 - a draw of Beta(m 9, (1 - m) 9), m = 0.5 / 11 the mean of Jeffreys'
+    # posterior (stats.rate_draws); its 2.5 and 97.5 percentiles are 1.1e-5 and 0.2375 (beta.ppf), so the
+    # interval is about [0.7625, 1.0]
     low, high = bootstrap_weighted_rates([(-1.0, 0, 10)], offset=1.0)
-    assert low == pytest.approx(1 - 0.2172, abs=0.01) and high == pytest.approx(1.0, abs=1e-3)
+    assert low == pytest.approx(1 - 0.2375, abs=0.01) and high == pytest.approx(1.0, abs=1e-3)
     low, high = bootstrap_weighted_rates([(0.9, 5, 10), (0.1, 10, 10)])
     assert 0.1 < low < 0.55 < high < 1.0  # centred near 0.9 * 0.5 + 0.1 = 0.55
 
