@@ -126,3 +126,20 @@ def test_the_excerpt_of_an_answer_in_another_format_is_redacted_before_it_is_cut
     found = other_format({"content-type": "text/html"}, f"<html>{secret}</html>".encode())
     line = found.line(lambda text: text.replace(secret, "[redacted]"))
     assert "it starts '<html>[redacted]</html>'" in line and "s3cret" not in line
+
+
+def test_a_bounded_transport_read_outside_the_capture_still_ends_at_its_deadline():
+    """The model's live transport has its body read by vcrpy inside the request; read by a plain client after the
+    headers, a trickling body (~12 s) is still cut at the deadline."""
+    import time
+
+    from fault_server import FaultServer
+
+    from pytest_trust.endpoint.deadline import BoundedTransport
+
+    with FaultServer(trickle_seconds=0.05) as server, httpx2.Client(transport=BoundedTransport(1)) as client:
+        server.always = "trickle"
+        started = time.monotonic()
+        with pytest.raises(httpx2.ReadTimeout):
+            client.post(f"{server.base_url}/chat/completions", json={"model": "m", "messages": []})
+        assert time.monotonic() - started < 2

@@ -92,6 +92,7 @@ class BoundedTransport(httpx2.HTTPTransport):
     def __init__(self, seconds: float) -> None:
         super().__init__(retries=0)
         self.seconds = seconds
+        # httpx's transport takes no network backend: its pool, the one attribute it has, is made again with ours
         limits = httpx2.Limits(max_connections=100, max_keepalive_connections=20)  # httpx's defaults
         self._pool = httpcore2.ConnectionPool(ssl_context=httpx2.create_ssl_context(), retries=0,
                                               max_connections=limits.max_connections,
