@@ -320,11 +320,12 @@ def _merge(args: argparse.Namespace) -> int:
 def _init(args: argparse.Namespace) -> int:
     """`pytest-trust init`: the project's files, those missing written, then the next three commands."""
     try:
-        plan = scaffold.resolve(args.benchmark, args.model, args.base_url, args.profile, args.dir, args.install,
-                                args.system_prompt)
         if args.dir.exists() and not args.dir.is_dir():
             raise UsageProblem(f"init: --dir {args.dir}: not a folder")
-        written, kept = scaffold.write(plan)
+        before = scaffold.previous(args.dir)
+        plan = scaffold.resolve(args.benchmark, args.model, args.base_url, args.profile, args.dir, args.install,
+                                args.system_prompt, before)
+        outcomes = scaffold.write(plan, before)
     except UsageProblem as err:
         print(f"pytest-trust {err}", file=sys.stderr)
         return 2
@@ -333,10 +334,8 @@ def _init(args: argparse.Namespace) -> int:
         return 2
     chosen = "every registered suite" if plan.everything else ", ".join(plan.suites)
     print(f"pytest-trust init: {chosen}; model {plan.model}")
-    for path in written:
-        print(f"written: {path}")
-    for path in kept:
-        print(f"kept (it exists, not overwritten): {path}")
+    for outcome in outcomes:
+        print(f"{outcome.status}: {outcome.path}" + (f" ({outcome.detail})" if outcome.detail else ""))
     where = "" if plan.directory == Path(".") else f"cd {shlex.quote(str(plan.directory))}\n"
     print(f"\nnext{', in ' + str(plan.directory) if where else ''}:")
     for n, (what, command) in enumerate(scaffold.next_commands(plan), 1):

@@ -20,12 +20,12 @@ import inspect
 import ipaddress
 import json
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from . import hookspecs
+from . import hookspecs, textmerge
 from .benchmarks import BENCHMARKS, SUITES, suites_named
 from .change import project
 from .errors import UsageProblem
@@ -65,6 +65,13 @@ class Plan:
     workflow_root: Path = field(default=Path("."))  # the repository root the workflow goes under
     install: str = ""  # the pip requirement the workflow installs pytest-trust with
     system_prompt: str | None = None  # the deployment's prompt file, relative to the project folder
+    api_key_env: str = project.DEFAULT_KEY_ENV
+
+    def settings(self) -> dict[str, object]:
+        """What pytest-trust.yaml holds of this plan."""
+        return {"model": self.model, "benchmarks": None if self.everything else self.suites,
+                "profile": self.profile, "base_url": self.base_url, "api_key_env": self.api_key_env,
+                "system_prompt": self.system_prompt, "install": self.install}
 
     @property
     def selection(self) -> list[str]:
@@ -81,23 +88,43 @@ class Plan:
 
 
 def resolve(names: list[str] | None, model: str | None, base_url: str | None, profile: str | None,
-            directory: Path, install: str | None = None, system_prompt: Path | None = None) -> Plan:
-    """The plan for these options; UsageProblem (one line) for a name the registry does not know, a prompt file
-    that is not there, or an install the workflow could not repeat."""
+            directory: Path, install: str | None = None, system_prompt: Path | None = None,
+            previous: Plan | None = None) -> Plan:
+    """The plan for these options, over what an earlier init chose (``previous``: its benchmarks kept, the others
+    replaced where given); UsageProblem (one line) for a name the registry does not know, a prompt file that is
+    not there, or an install the workflow could not repeat."""
+    if previous is not None and names is not None and not previous.everything:
+        names = [*previous.suites, *names]
+    elif previous is not None and names is None:
+        names = None if previous.everything else previous.suites
     chosen = suites_named(names, "init: --benchmark")
     everything = chosen is None
-    suites = list(SUITES) if chosen is None else chosen
+    suites = list(SUITES) if chosen is None else list(dict.fromkeys(chosen))
     benchmarks = [b for b in BENCHMARKS if any(SUITES[s].benchmark == b for s in suites)]
     if profile is not None and profile not in PROFILES:
         raise UsageProblem(f"init: --profile {profile}: expected one of {', '.join(PROFILES)}")
-    prompt = None
+    prompt = previous.system_prompt if previous is not None else None
     if system_prompt is not None:
         if not (directory / system_prompt).is_file():
             raise UsageProblem(f"init: --system-prompt {system_prompt}: no such file in {directory}; give the "
                                "prompt's path relative to the project folder")
         prompt = system_prompt.as_posix()
-    return Plan(directory, benchmarks, suites, everything, model or DEFAULT_MODEL, base_url, profile,
-                _repository_root(directory), install or install_requirement(), prompt)
+    before = previous or Plan(directory, [], [], False, DEFAULT_MODEL, None, None)
+    return Plan(directory, benchmarks, suites, everything, model or before.model, base_url or before.base_url,
+                profile or before.profile, _repository_root(directory),
+                install or before.install or install_requirement(), prompt, before.api_key_env)
+
+
+def previous(directory: Path) -> Plan | None:
+    """What an earlier init chose, from its pytest-trust.yaml (None when there is none): the base of a re-run's
+    three-way merge."""
+    if not (directory / project.FILE).is_file():
+        return None
+    found = project.load(directory, "init")
+    plan = resolve(found["benchmarks"], found["model"], found["base_url"], found["profile"], directory,
+                   found["install"] or "pytest-trust", None)
+    return replace(plan, system_prompt=found["system_prompt"], api_key_env=found["api_key_env"],
+                   install=found["install"] or "")
 
 
 def install_requirement() -> str:
@@ -153,29 +180,55 @@ def files(plan: Plan) -> dict[Path, str]:
     """Every file init writes, by path (relative to the current folder), and its text."""
     d = plan.directory
     workflow = plan.workflow_root / WORKFLOW if plan.workflow_root != d.resolve() else d / WORKFLOW
-    suites = None if plan.everything else plan.suites
-    setup = project.render(plan.model, suites, plan.profile, plan.base_url)
-    return {d / project.FILE: setup, d / "conftest.py": conftest(plan.system_prompt), d / "thresholds.yaml": thresholds(plan),
+    return {d / project.FILE: project.render(plan.settings()), d / "conftest.py": conftest(plan.system_prompt), d / "thresholds.yaml": thresholds(plan),
             d / "cassettes" / "README.md": cassettes_readme(plan), workflow: workflow_yaml(plan)}
 
 
-def write(plan: Plan) -> tuple[list[Path], list[Path]]:
-    """Write what is missing; (written, kept) paths. An existing file is never overwritten."""
-    written, kept = [], []
+@dataclass(frozen=True)
+class Outcome:
+    """What init did to one file: written, unchanged, updated (init's change merged into your copy), kept (it
+    exists and init has no earlier version of its own to merge from), or not merged (``detail`` says where)."""
+
+    path: Path
+    status: str
+    detail: str = ""
+
+
+def write(plan: Plan, before: Plan | None = None) -> list[Outcome]:
+    """Write what is missing; merge init's change since ``before`` into each file that exists, keeping the
+    user's edits; where both changed the same lines, keep the file and write init's version beside it."""
+    outcomes = []
+    earlier = files(before) if before is not None else {}
     for path, text in files(plan).items():
-        if path.exists():
-            kept.append(path)
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "x", encoding="utf-8") as fh:  # "x": not even a file created meanwhile is overwritten
+                fh.write(text)
+            outcomes.append(Outcome(path, "written"))
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "x", encoding="utf-8") as fh:  # "x": not even a file created meanwhile is overwritten
-            fh.write(text)
-        written.append(path)
-    return written, kept
+        yours = path.read_text(encoding="utf-8")
+        merged = textmerge.merge(yours, earlier[path], text) if path in earlier else None
+        if merged is None:
+            outcomes.append(Outcome(path, "kept", "it exists, not overwritten" if yours != text else "unchanged"))
+        elif merged.text == yours:
+            outcomes.append(Outcome(path, "unchanged"))
+        elif merged.conflicts:
+            beside = path.with_name(path.name + ".init")
+            beside.write_text(text, encoding="utf-8")
+            lines = ", ".join(map(str, merged.conflicts))
+            outcomes.append(Outcome(path, "not merged", f"your edits and init's change meet at {len(merged.conflicts)} "
+                                                        f"place(s) (lines {lines} of the merge); the file is kept, "
+                                                        f"init's version is in {beside}: merge it by hand"))
+        else:
+            path.write_text(merged.text, encoding="utf-8")
+            outcomes.append(Outcome(path, "updated", "init's change merged, your edits kept"
+                                    if yours != earlier[path] else ""))
+    return outcomes
 
 
 def next_commands(plan: Plan) -> list[tuple[str, str]]:
     """(what, command): record, replay, bless."""
-    record = [f"--model={plan.model}"] + ([f"--trust-base-url={plan.base_url}"] if plan.base_url else [])
+    record = _record_options(plan)
     return [
         ("record (OPENAI_API_KEY from the environment; resumes where it stopped)",
          plan.command(*record, "--record-mode=new_episodes", "--trust-report=trust.json", "-q", "--tb=no")),
@@ -184,6 +237,10 @@ def next_commands(plan: Plan) -> list[tuple[str, str]]:
         ("gate the headline metrics at the recorded run's level",
          "pytest-trust thresholds bless trust.json"),
     ]
+
+
+def _record_options(plan: Plan) -> list[str]:
+    return [f"--model={plan.model}"] + ([f"--trust-base-url={plan.base_url}"] if plan.base_url else [])
 
 
 def fetch_command(plan: Plan) -> str:
@@ -259,7 +316,7 @@ def cassettes_readme(plan: Plan) -> str:
         "pytest-trust records each model's answers here (`cassettes/<model>/<benchmark>/<scenario>.json`, vcrpy\n"
         "JSON cassettes) and replays them offline. Commit them: CI replays them with the network blocked. Check\n"
         "them for credentials before committing: `pytest-trust audit cassettes`.\n\n"
-        f"Record what is missing: `{plan.command(f'--model={plan.model}', '--record-mode=new_episodes')}`\n"
+        f"Record what is missing: `{plan.command(*_record_options(plan), '--record-mode=new_episodes')}`\n"
     )
 
 

@@ -108,7 +108,7 @@ def test_init_never_overwrites_and_says_which_files_it_kept(tmp_path, capsys):
     out = capsys.readouterr().out
     assert (tmp_path / "conftest.py").read_text() == "# mine\n"
     assert (tmp_path / "thresholds.yaml").read_text() == "default: {}\n"
-    assert f"kept (it exists, not overwritten): {tmp_path / 'conftest.py'}" in out
+    assert f"kept: {tmp_path / 'conftest.py'} (it exists, not overwritten)" in out
     assert f"written: {tmp_path / '.github' / 'workflows' / 'trust.yml'}" in out
     assert main(["init", *INSTALL, "--dir", str(tmp_path)]) == 0
     assert "written:" not in capsys.readouterr().out
@@ -184,3 +184,39 @@ def test_the_merge_job_joins_the_shards_recordings(tmp_path):
                        {k: items[k] for k in [*list(items)[:3], *part]})
     subprocess.run(["bash", "-c", script], check=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert read_cassette_file(tmp_path / "cassettes" / relative)[0] == items
+
+
+def test_a_re_run_merges_init_s_change_into_the_user_s_edits_and_names_what_it_cannot(tmp_path, capsys):
+    """A second benchmark after the first: the workflow and the thresholds gain it, the user's edits (values,
+    comments, steps) stay; an edit on the very lines init changes is kept and named, init's version beside it."""
+    first, second = list(SUITES)[:2]
+    assert main(["init", *INSTALL, "--dir", str(tmp_path), "--benchmark", first]) == 0
+    thresholds, flow = tmp_path / "thresholds.yaml", tmp_path / ".github" / "workflows" / "trust.yml"
+    thresholds.write_text(thresholds.read_text().replace("  soft: true", "  soft: true  # ours: keep it\n  inconclusive: pass"))
+    flow.write_text(flow.read_text().replace("jobs:\n  check:\n", "jobs:\n  check:\n    timeout-minutes: 30  # ours\n"))
+    capsys.readouterr()
+    assert main(["init", "--dir", str(tmp_path), "--benchmark", second]) == 0
+    out = capsys.readouterr().out
+    assert f"updated: {thresholds} (init's change merged, your edits kept)" in out
+    assert f"updated: {flow} (init's change merged, your edits kept)" in out
+    assert f"unchanged: {tmp_path / 'conftest.py'}" in out
+    gates = load_thresholds(thresholds, None, VALID)
+    chosen = [SUITES[first].benchmark, SUITES[second].benchmark]
+    assert {g.key for g in gates.gates} == {f"{name}.error_rate" for name in dict.fromkeys(chosen)}
+    assert gates.settings == {"soft": True, "inconclusive": "pass"} and "# ours: keep it" in thresholds.read_text()
+    workflow = _workflow(tmp_path)
+    assert workflow["jobs"]["check"]["timeout-minutes"] == 30
+    fetch = next(r for r in _runs(workflow["jobs"]["check"]) if r.startswith("pytest-trust data fetch"))
+    assert all(f"--benchmark {name}" in fetch for name in dict.fromkeys(chosen))
+    assert yaml.safe_load((tmp_path / "pytest-trust.yaml").read_text())["benchmarks"] == [first, second]
+
+    third = list(SUITES)[2]
+    text = flow.read_text()
+    fetch_line = next(line for line in text.splitlines() if "pytest-trust data fetch" in line)
+    flow.write_text(text.replace(fetch_line, fetch_line + "  # ours too", 1))  # the line init changes next
+    edited = flow.read_text()
+    assert main(["init", "--dir", str(tmp_path), "--benchmark", third]) == 0
+    out = capsys.readouterr().out
+    assert f"not merged: {flow} (your edits and init's change meet at" in out
+    assert flow.read_text() == edited  # kept as the user left it
+    assert f"--benchmark {SUITES[third].benchmark}" in (flow.parent / "trust.yml.init").read_text()

@@ -18,47 +18,47 @@ KEYS = {  # key -> what it holds, for the file's comments and for a bad key's me
     "profile": "--trust-profile: smoke, standard or full; leave out for every item",
     "base_url": "the OpenAI-compatible endpoint recorded from (check, the record job)",
     "api_key_env": f"the variable holding the endpoint's key (default {DEFAULT_KEY_ENV})",
+    "system_prompt": "the deployment's prompt file, sent by conftest.py's hook (init --system-prompt)",
+    "install": "the pip requirement the workflow installs pytest-trust with (init --install)",
 }
 
 
-def render(model: str, suites: list[str] | None, profile: str | None, base_url: str | None,
-           api_key_env: str = DEFAULT_KEY_ENV) -> str:
-    values: dict[str, Any] = {"model": model, "benchmarks": suites, "profile": profile, "base_url": base_url,
-                              "api_key_env": api_key_env}
+def render(values: dict[str, Any]) -> str:
+    """The file for ``values`` (keys of KEYS; a None value is written as a comment)."""
     lines = ["# pytest-trust: what this project runs (written by `pytest-trust init`; edit freely).",
              "# `pytest-trust check --base REF` and .github/workflows/trust.yml read it."]
     for key, what in KEYS.items():
-        value = values[key]
+        value = values.get(key)
         text = f"{key}: {yaml.safe_dump(value, default_flow_style=True, width=10_000).strip().removesuffix('...').strip()}"
         line = text if value is not None else f"# {key}:"
         lines.append(f"{line:<40}# {what}")
     return "\n".join(lines) + "\n"
 
 
-def load(directory: Path) -> dict[str, Any]:
+def load(directory: Path, command: str = "check") -> dict[str, Any]:
     """The file's settings (keys of KEYS; absent ones None), or one UsageProblem naming the file and the fix."""
     path = directory / FILE
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise UsageProblem(f"check: {path} is missing: it names the model and suites to run; write it with "
+        raise UsageProblem(f"{command}: {path} is missing: it names the model and suites to run; write it with "
                            "`pytest-trust init --model NAME --benchmark NAME`") from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-        raise UsageProblem(f"check: {path}: cannot be read ({err})") from None
+        raise UsageProblem(f"{command}: {path}: cannot be read ({err})") from None
     raw = raw or {}
     if not isinstance(raw, dict):
-        raise UsageProblem(f"check: {path}: must be a mapping of {', '.join(KEYS)}")
+        raise UsageProblem(f"{command}: {path}: must be a mapping of {', '.join(KEYS)}")
     unknown = sorted(set(map(str, raw)) - set(KEYS))
     if unknown:
-        raise UsageProblem(f"check: {path}: unknown key {unknown[0]!r}; expected one of {', '.join(KEYS)}")
+        raise UsageProblem(f"{command}: {path}: unknown key {unknown[0]!r}; expected one of {', '.join(KEYS)}")
     settings = {key: raw.get(key) for key in KEYS}
     if not isinstance(settings["model"], str) or not settings["model"]:
-        raise UsageProblem(f"check: {path}: model: must name the model (e.g. model: gpt-4o-mini)")
+        raise UsageProblem(f"{command}: {path}: model: must name the model (e.g. model: gpt-4o-mini)")
     suites = settings["benchmarks"]
     if suites is not None and (not isinstance(suites, list) or not all(isinstance(s, str) for s in suites)):
-        raise UsageProblem(f"check: {path}: benchmarks: must be a list of suite names (e.g. [rules]), or left out")
-    for key in ("profile", "base_url", "api_key_env"):
+        raise UsageProblem(f"{command}: {path}: benchmarks: must be a list of suite names (e.g. [rules]), or left out")
+    for key in ("profile", "base_url", "api_key_env", "system_prompt", "install"):
         if settings[key] is not None and not isinstance(settings[key], str):
-            raise UsageProblem(f"check: {path}: {key}: must be a string, not {settings[key]!r}")
+            raise UsageProblem(f"{command}: {path}: {key}: must be a string, not {settings[key]!r}")
     settings["api_key_env"] = settings["api_key_env"] or DEFAULT_KEY_ENV
     return settings
