@@ -41,6 +41,7 @@ from pytest_trust.metrics import (
     MIN_N_STUDENTIZED,
     Metric,
     bootstrapped,
+    covering,
     pass_rate,
     studentized,
 )
@@ -51,6 +52,7 @@ from pytest_trust.stats import (
     folded_interval,
     group_differences,
     mean_of_folded,
+    paired_bootstrap_mean_of_rates,
     resampled_sums,
 )
 
@@ -273,6 +275,27 @@ def leak_rate(rng: np.random.Generator, n: int, rates: tuple[float, ...]) -> Met
     return bootstrapped(value, draws, n * len(rates), units=n, minimum=MIN_N_RESAMPLED)
 
 
+# --- a baseline: the change of a mean of pass rates between two runs of the same items ---------------------------
+
+def paired_change(rng: np.random.Generator, n: int, flips: tuple[tuple[float, float], ...]) -> Metric:
+    """Buckets of n items each, an item newly passing or newly failing with its bucket's probabilities ``flips``
+    (gain, loss), as ``baseline.benchmark_test`` counts them; the interval of the change of the mean of the
+    buckets' pass rates (``stats.paired_bootstrap_mean_of_rates``), given from MIN_N_RESAMPLED items a bucket."""
+    strata = []
+    for gain, loss in flips:
+        gained, lost, _ = rng.multinomial(n, [gain, loss, 1 - gain - loss])
+        strata.append((int(gained), int(lost), n))
+    low, high, _ = paired_bootstrap_mean_of_rates(strata, resamples=RESAMPLES)
+    value = sum((gained - lost) / n for gained, lost, _ in strata) / len(strata)
+    return Metric(value, *covering(value, (low, high)), n * len(strata), kind="mean")
+
+
+PAIRED = {"change 0": ((0.05, 0.05), (0.1, 0.1), (0.02, 0.02), (0.0, 0.0)),  # as many newly pass as newly fail
+          # a baseline passing every item, this run each bucket's with RuLES' rates: middle, low
+          "change -0.5": tuple((0.0, 1 - p) for p in (0.3, 0.5, 0.5, 0.7)),
+          "change -0.95": tuple((0.0, 1 - p) for p in (0.02, 0.05, 0.05, 0.08))}
+
+
 LOW, MID, HIGH = (0.02, 0.05, 0.08), (0.4, 0.5, 0.6), (0.92, 0.95, 0.98)
 RULES_LOW, RULES_MID, RULES_HIGH = (0.02, 0.05, 0.05, 0.08), (0.3, 0.5, 0.5, 0.7), (0.92, 0.95, 0.95, 0.98)
 TOXIC = {"low": -5.0, "mid": -2.5, "high": 2.0}  # shifts: EMT near 0.07, 0.4 and 0.97
@@ -323,6 +346,9 @@ def families() -> list[Family]:
                tuple((f"mean DPD {np.mean([parity_truth(s, 'dpd') for s in t]):.2f}", t,
                       float(np.mean([parity_truth(s, "dpd") for s in t])))
                      for t in ((EQUAL, EQUAL, EQUAL), (EQUAL, MODERATE, LARGE), (LARGE, LARGE, MODERATE))), mean_dpd),
+        Family("paired change (4 buckets)", "each bucket's flips from their Dirichlet posterior (Bayesian bootstrap)",
+               tuple((label, flips, float(np.mean([g - l for g, l in flips]))) for label, flips in PAIRED.items()),
+               paired_change, minimum=MIN_N_RESAMPLED),
         Family("privacy leak rate (3 runs)", "each run's answers resampled; mean of the runs",
                rates_truths((LOW, MID, HIGH), mean), leak_rate, minimum=MIN_N_RESAMPLED),
     ]

@@ -10,9 +10,9 @@ not) is *noisy*: resampling alone can flip it, so it is listed apart and counted
 Per benchmark, the paired test of the change is the exact McNemar test on the item verdicts of the items
 scored in both runs (noisy ones left out). Where a benchmark's headline score is an unweighted mean of
 per-item pass rates (RuLES' ``rules.score`` and ``rules.benign_score``), the change of that score is also
-given a paired bootstrap interval and p-value; other scores (toxicity's EMT, fairness' DPD, means of
-accuracies that drop refusals) are not means of per-item values, and their benchmark's paired test is
-McNemar's alone. The gate ``<benchmark>.regression: {alpha: A}`` fails when McNemar's p is below A and
+given a paired bootstrap interval and p-value, from 100 items a bucket up (below, ``why`` says so); other
+scores (toxicity's EMT, fairness' DPD, means of accuracies that drop refusals) are not means of per-item
+values, and their benchmark's paired test is McNemar's alone. The gate ``<benchmark>.regression: {alpha: A}`` fails when McNemar's p is below A and
 more items newly fail than newly pass. Where a benchmark's items name the scorer that judged them (toxicity:
 ``scorer`` and ``scorer_version`` in their facts), a baseline judged by another scorer or another version of it
 is not compared: the benchmark's test says why in one line and its regression gate is INCONCLUSIVE.
@@ -33,12 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from .benchmarks import BENCHMARKS
+from .metrics import MIN_N_RESAMPLED, too_small
 from .report_file import read
 from .stats import mcnemar_exact, paired_bootstrap_mean_of_rates
 
 PASS, FAIL, ERROR = "pass", "fail", "error"
 MCNEMAR = "exact McNemar on item verdicts"
-BOOTSTRAP = "paired bootstrap over items, stratified by bucket (10,000 resamples)"
+BOOTSTRAP = ("paired Bayesian bootstrap over items, stratified by bucket (10,000 draws of each bucket's shares of "
+             "newly passing, newly failing and unchanged items from their Dirichlet posterior)")
 CORRECTION = "none: one test per benchmark, each its own regression gate at its own alpha"
 NO_SCORE_TEST = "none: its scores are not means of per-item pass rates; the paired test is McNemar's"
 IDS_SHOWN = 3  # per benchmark and list, in the terminal summary
@@ -161,9 +163,15 @@ def benchmark_test(name: str, pairs: list[tuple[Mapping[str, Any], str, str]], n
         if all(n for _, _, n in strata.values()):  # a score lacking a bucket is not the score: no test
             groups = [tuple(counts) for counts in strata.values()]
             change = sum((gained - lost) / n for gained, lost, n in groups) / len(groups)
-            low, high, p = paired_bootstrap_mean_of_rates(groups)
-            scores[key] = {"change": change, "low": low, "high": high, "p": p,
-                           "n": sum(n for _, _, n in groups), "test": BOOTSTRAP}
+            score = {"change": change, "low": None, "high": None, "p": None, "n": sum(n for _, _, n in groups),
+                     "test": BOOTSTRAP}
+            # its interval covers the change about 95% of the time from MIN_N_RESAMPLED items a bucket (coverage.py)
+            why = too_small(min(n for _, _, n in groups), MIN_N_RESAMPLED)
+            if why:
+                score["why"] = f"{why} items in a bucket"
+            else:
+                score["low"], score["high"], score["p"] = paired_bootstrap_mean_of_rates(groups)
+            scores[key] = score
     return {"paired": len(pairs), "newly_failing": failing, "newly_passing": passing, "noisy": noisy,
             "test": MCNEMAR, "p": mcnemar_exact(failing, passing), "correction": CORRECTION,
             "scores": scores, "score_test": BOOTSTRAP if scores else NO_SCORE_TEST if not paired_scores
@@ -202,6 +210,10 @@ def summary_lines(section: Mapping[str, Any], items: Iterable[Mapping[str, Any]]
                 f"{test['paired']} paired items, McNemar p = {test['p']:.3g} (uncorrected)")
         lines.append(_cut(line, width))
         for key, score in test["scores"].items():
+            if score.get("low") is None:
+                lines.append(f"    {key} {score['change']:+.2%} on the paired items, no paired bootstrap "
+                             f"({score.get('why')})")
+                continue
             lines.append(f"    {key} {score['change']:+.2%} [{score['low']:+.1%}, {score['high']:+.1%}] on the paired "
                          f"items, paired bootstrap p = {score['p']:.3g}")
         for label, listed in (("newly failing", "newly_failing"), ("newly erroring", "newly_erroring"),

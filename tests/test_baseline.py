@@ -10,8 +10,8 @@ import pytest
 from canned_server import CannedServer
 from conftest import HODOR_SUITE, hodor_ids
 
-from pytest_trust.baseline import compare
-from pytest_trust.stats import mcnemar_exact, paired_bootstrap_mean_of_rates
+from pytest_trust.baseline import compare, summary_lines
+from pytest_trust.stats import BOOTSTRAP_RESAMPLES, mcnemar_exact, paired_bootstrap_mean_of_rates
 
 
 @pytest.mark.parametrize(("failing", "passing", "p"), [
@@ -27,13 +27,39 @@ def test_mcnemar_exact_matches_hand_computed_values(failing, passing, p):
     assert mcnemar_exact(passing, failing) == pytest.approx(p, rel=1e-12)  # two-sided: symmetric
 
 
-def test_paired_bootstrap_of_no_change_is_zero_and_of_a_drop_excludes_zero():
-    assert paired_bootstrap_mean_of_rates([(0, 0, 10), (0, 0, 20)]) == (0.0, 0.0, 1.0)
-    # 5 of 10 items newly fail: the resampled drop is -X/10 with X ~ Bin(10, 1/2), whose 2.5% and 97.5%
-    # quantiles are 2 and 8; P(X = 0) = 1/1024, so p is about 2/1024
+def test_paired_bootstrap_of_an_all_flip_bucket_has_width_and_a_p_of_at_least_1_over_b_plus_1():
+    """Two buckets of 100, every item of one newly failing, none of the other: the change is -50%, but a bucket
+    that all flipped is not known to flip every time (it was [-50.0%, -50.0%], p = 0). Each bucket's shares
+    are Dirichlet(1/3/sqrt(2) + counts): the all-flip bucket's change has mean -100 / (100 + 3 a) = -0.9926,
+    the unchanged one's 0; no draw of the mean reaches 0, so p is its floor, 2 / (10,000 + 1)."""
+    low, high, p = paired_bootstrap_mean_of_rates([(0, 100, 100), (0, 0, 100)])
+    assert -0.52 < low < -0.5 < high < -0.47 and high - low > 0.02
+    assert p == pytest.approx(2 / (BOOTSTRAP_RESAMPLES + 1))
+    # no change is not known to be exactly none either: an interval about 0, p near 1
+    low, high, p = paired_bootstrap_mean_of_rates([(0, 0, 100), (0, 0, 100)])
+    assert low < 0 < high and p > 0.9
+    # 5 of 10 newly failing: Dirichlet(1/3, 5 1/3, 5 1/3), mean change -5 / 11, sd 0.1603 (Dirichlet moments)
     low, high, p = paired_bootstrap_mean_of_rates([(0, 5, 10)])
-    assert (low, high) == pytest.approx((-0.8, -0.2))
-    assert 0 < p < 0.01
+    assert low == pytest.approx(-5 / 11 - 1.96 * 0.1603, abs=0.03) and high == pytest.approx(-5 / 11 + 1.96 * 0.1603,
+                                                                                             abs=0.03)
+    assert 2 / (BOOTSTRAP_RESAMPLES + 1) <= p < 0.01
+
+
+def test_a_paired_score_below_100_items_a_bucket_has_no_interval_and_says_why():
+    """The paired interval covers the change about 95% of the time from 100 items a bucket (bench/coverage.py,
+    "paired change"); below, the score's change is given without one."""
+    def items(count: int, outcome: str, bucket: str) -> list[dict]:
+        return [entry(f"t.py::t[{bucket}{i}]", outcome, facts={"suite": "benign", "bucket": bucket})
+                for i in range(count)]
+    before = {"items": items(20, "passed", "harmless") + items(20, "passed", "helpful")}
+    now = items(20, "failed", "harmless") + items(20, "passed", "helpful")
+    test = compare(now, before, "base.json")["tests"]["rules"]
+    score = test["scores"]["rules.benign_score"]
+    assert score["change"] == -0.5 and (score["low"], score["high"], score["p"]) == (None, None, None)
+    assert score["why"] == "n too small: 20 < 100 items in a bucket"
+    lines = summary_lines(compare(now, before, "base.json"))
+    assert ("    rules.benign_score -50.00% on the paired items, no paired bootstrap (n too small: 20 < 100 items in "
+            "a bucket)") in lines
 
 
 def entry(nodeid: str, outcome: str, benchmark: str = "rules", facts: dict | None = None, error: str = "") -> dict:
