@@ -13,9 +13,10 @@ answers that cannot be stored and sent back faithfully; faults of format (an HTM
 are status-200 answers in another format than JSON, never retried; an answer that trickles in a byte every
 0.05 s must be cut at --trust-timeout 1 (the run must end within 30 s); a redirect to another host must not
 be followed. Rows that act on files: a recording run killed
-with SIGKILL, then replayed; a corrupt cassette of three kinds (a cut file, an answer that is not JSON, a
-recorded HTTP 500), replayed, then repaired with rewrite; a dead run's journal holding an older answer
-beside a corrupt cassette, then a rewrite (the fresh answer must win, whatever the journals' names); a
+with SIGKILL, then replayed; a corrupt cassette of four kinds (a cut file, an answer that is not JSON, a
+recorded HTTP 500, a file of format version 99), replayed, then repaired with rewrite; a dead run's
+journal holding an older answer beside a corrupt cassette, then a rewrite (the fresh answer must win,
+whatever the journals' names); a
 cassette folder that fills up while recording (a small tmpfs, then enlarged and replayed) and one that is
 read-only (a read-only tmpfs), where the two mounts need root (without it those rows say "not tried"); a
 recording run under --trust-concurrency 4 interrupted with SIGINT (Ctrl-C), which must end within 5 s with
@@ -79,7 +80,7 @@ TRANSIENT = ["429", "429-retry-after", "500", "502", "503", "hang", "trickle", "
 LASTING = ["503", "empty-choices", *UNSTORABLE]
 OTHER_FORMATS = ["html", "event-stream"]  # not transient: one attempt, one error
 TRICKLE_RUN_SECONDS = 30  # a lasting trickle under --trust-timeout 1: 3 items of 2 attempts, and pytest's start
-CORRUPTIONS = ["cut file", "answer not JSON", "recorded HTTP 500"]
+CORRUPTIONS = ["cut file", "answer not JSON", "recorded HTTP 500", "version 99"]
 IRREGULAR = ["length", "content_filter", "tool_calls", "null-content", "empty-content"]
 
 
@@ -382,9 +383,13 @@ def corrupt_cassette(base: Path, kind: str, n: int) -> Row:
 
 
 def damage(cassette: Path, kind: str) -> None:
-    """Cut the file, or spoil the first recorded answer, as an editor, a bad merge or another tool might."""
+    """Cut the file, spoil the first recorded answer, or mark it another format version, as an editor, a bad merge
+    or another tool might."""
     if kind == "cut file":
         cassette.write_text(cassette.read_text()[:200])
+        return
+    if kind == "version 99":
+        cassette.write_text(cassette.read_text().replace('{"version": 1,', '{"version": 99,', 1))
         return
     data = json.loads(cassette.read_text())
     response = data["interactions"][0]["response"]
