@@ -16,7 +16,6 @@ n; a mean's 95% interval is scaled by the ratio of normal quantiles (said in the
 
 from __future__ import annotations
 
-import difflib
 import io
 import math
 from collections.abc import Mapping
@@ -74,13 +73,20 @@ def headline(report: Mapping[str, Any], valid: set[str]) -> dict[str, Metric]:
     return chosen
 
 
-def bounds(metrics: Mapping[str, Metric], confidence: float | None, margin: float | None) -> list[Bound]:
-    """The bound of each metric: its interval's end at ``confidence``, or its value -/+ ``margin``."""
-    result = []
+def bounds(metrics: Mapping[str, Metric], confidence: float | None,
+           margin: float | None) -> tuple[list[Bound], dict[str, str]]:
+    """The bound of each metric (its interval's end at ``confidence``, or its value -/+ ``margin``), and the
+    metrics left ungated with why: no interval to bless from, one item (with --margin), or a bound no run can
+    fail (min 0, max 1)."""
+    result, left = [], {}
     for key, metric in metrics.items():
         side = "min" if direction(key) == HIGHER else "max"
         note = ""
         if margin is not None:
+            if metric.n < 2:
+                left[key] = (f"n = {metric.n}: one item's pass or fail is no level to gate at (its item is a "
+                             "test of its own)")
+                continue
             edge = metric.value - margin if side == "min" else metric.value + margin
         else:
             level = LEVEL if confidence is None else confidence
@@ -91,11 +97,16 @@ def bounds(metrics: Mapping[str, Metric], confidence: float | None, margin: floa
                             metric.value + (metric.high - metric.value) * scale)
                 note = f"95% interval scaled to {level:g}"
             if interval is None:
-                continue  # no interval to bless from: pass --margin
+                left[key] = f"{metric.why or 'no interval'}; pass --margin M to gate it at its value -/+ M"
+                continue
             edge = interval[0] if side == "min" else interval[1]
         edge = math.floor(edge * 1000 + 1e-9) / 1000 if side == "min" else math.ceil(edge * 1000 - 1e-9) / 1000
-        result.append(Bound(key, side, round(min(1.0, max(0.0, edge)), 3), note))
-    return result
+        value = round(min(1.0, max(0.0, edge)), 3)
+        if value == (0.0 if side == "min" else 1.0):
+            left[key] = f"its bound would be {side} {value:g}, which no run can fail"
+            continue
+        result.append(Bound(key, side, value, note))
+    return result, left
 
 
 def update(text: str, section: tuple[str, ...], new: list[Bound]) -> str:
@@ -195,10 +206,21 @@ def _end_comments_stay(root: Any) -> None:
     root.ca.end = []
 
 
+@dataclass(frozen=True)
+class Blessed:
+    """What bless did: a line per gate (old -> new), the metrics left ungated and why, the section, and whether
+    the file changed."""
+
+    changes: list[str]
+    left: dict[str, str]
+    section: str
+    written: bool
+
+
 def bless(report_path: Path, thresholds_path: Path, model: str | None, confidence: float | None,
-          margin: float | None, valid: set[str]) -> tuple[str, list[Bound], str]:
-    """Write the gates; (the unified diff, the bounds written, the section's name). UsageProblem for a bad
-    report, a bad option or a thresholds file that does not load (before or after)."""
+          margin: float | None, valid: set[str]) -> Blessed:
+    """Write the gates. UsageProblem for a bad report, a bad option or a thresholds file that does not load
+    (before or after)."""
     from .gates import load_thresholds
     from .report_file import read, write_atomically
 
@@ -213,11 +235,12 @@ def bless(report_path: Path, thresholds_path: Path, model: str | None, confidenc
     if not metrics:
         raise UsageProblem(f"thresholds bless: {report_path}: no headline metric to gate (no benchmark ran, or "
                            "only partial scores)")
-    new = bounds(metrics, confidence, margin)
-    if not new:  # every headline metric too small a sample for an interval: say so, write nothing
-        why = "; ".join(f"{key}: {metric.why or 'no interval'}" for key, metric in list(metrics.items())[:3])
-        raise UsageProblem(f"thresholds bless: {report_path}: no headline metric has an interval to bless from "
-                           f"({why}); record more items, or pass --margin M to gate at each value -/+ M")
+    new, left = bounds(metrics, confidence, margin)
+    if not new:  # nothing to gate: say why, write nothing
+        why = "; ".join(f"{key}: {reason}" for key, reason in list(left.items())[:3])
+        raise UsageProblem(f"thresholds bless: {report_path}: no headline metric can be gated ({why})"
+                           + ("" if margin is not None else "; record more items, or pass --margin M to gate at "
+                                                            "each value -/+ M"))
     if thresholds_path.exists():
         load_thresholds(thresholds_path, model, valid)  # a file that does not load is not edited
         try:
@@ -227,6 +250,9 @@ def bless(report_path: Path, thresholds_path: Path, model: str | None, confidenc
     else:
         old = ""
     text = update(old, section, new)
+    changes = _changes(old, section, new)
+    if text == old:
+        return Blessed(changes, left, ": ".join(section), False)
     try:
         thresholds_path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(thresholds_path, text)
@@ -240,6 +266,26 @@ def bless(report_path: Path, thresholds_path: Path, model: str | None, confidenc
         else:
             thresholds_path.unlink()
         raise
-    diff = "".join(difflib.unified_diff(old.splitlines(keepends=True), text.splitlines(keepends=True),
-                                        str(thresholds_path), str(thresholds_path)))
-    return diff, new, ": ".join(section)
+    return Blessed(changes, left, ": ".join(section), True)
+
+
+def _changes(old: str, section: tuple[str, ...], new: list[Bound]) -> list[str]:
+    """A line per gate: its bound before and after."""
+    import yaml
+
+    node: Any = yaml.safe_load(old) if old.strip() else {}
+    for name in section:
+        node = node.get(name) if isinstance(node, dict) else None
+    node = node if isinstance(node, dict) else {}
+    lines = []
+    for bound in new:
+        before = (node.get(bound.key) or {}).get(bound.side) if isinstance(node.get(bound.key), dict) else None
+        after = f"{bound.side} {bound.value:g}" + (f" ({bound.note})" if bound.note else "")
+        if before is None:
+            lines.append(f"{bound.key}: {after} (new)")
+        elif float(before) == bound.value:
+            lines.append(f"{bound.key}: {after} (unchanged)")
+        else:
+            lines.append(f"{bound.key}: {bound.side} {float(before):g} -> {bound.value:g}"
+                         + (f" ({bound.note})" if bound.note else ""))
+    return lines

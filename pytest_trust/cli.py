@@ -376,16 +376,16 @@ def _bless(args: argparse.Namespace) -> int:
     from .benchmarks import gate_keys
 
     try:
-        diff, bounds, section = bless.bless(args.report, args.thresholds, args.model, args.confidence, args.margin,
-                                            gate_keys())
+        done = bless.bless(args.report, args.thresholds, args.model, args.confidence, args.margin, gate_keys())
     except UsageProblem as err:
         print(f"pytest-trust {err}", file=sys.stderr)
         return 2
-    print(diff or f"{args.thresholds}: unchanged (its gates are already at this run's level)", end="" if diff else "\n")
-    for bound in bounds:
-        if bound.note:
-            print(f"{bound.key}: {bound.note}")
-    print(f"written: {args.thresholds} ({len(bounds)} gates under {section})")
+    for line in done.changes:
+        print(line)
+    for key, why in done.left.items():
+        print(f"{key}: not gated: {why}")
+    gates = f"{len(done.changes)} gates under {done.section}"
+    print(f"written: {args.thresholds} ({gates})" if done.written else f"unchanged: {args.thresholds} ({gates})")
     return 0
 
 

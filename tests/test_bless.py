@@ -78,14 +78,15 @@ def test_bless_updates_a_gate_in_place_appends_the_others_and_keeps_every_commen
         f"    {LO}: {{max: 0.3}}\n"
         "# the end\n")
     out = capsys.readouterr().out
-    assert f"-    {HI}: {{min: 0.1, confidence: 0.95}}   # old gate\n" in out  # the unified diff
-    assert f"+    {HI}: {{min: 0.75, confidence: 0.95}}  # old gate\n" in out
-    assert "written: " in out and "3 gates under models: m1" in out
+    assert out.splitlines() == [f"{HI}: min 0.1 -> 0.75", f"{HI2}: min 0.4 (new)", f"{LO}: max 0.3 (new)",
+                                f"written: {thresholds} (3 gates under models: m1)"]  # one line a gate
     gates = {g.key: g for g in load_thresholds(thresholds, "m1", VALID).gates}
     assert gates[HI].min == 0.75 and gates[LO].max == 0.3 and DEEP not in gates
     assert PARTIAL is None or PARTIAL not in gates
     assert main(["thresholds", "bless", str(report), "--thresholds", str(thresholds)]) == 0  # again: nothing new
-    assert "unchanged" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"{HI}: min 0.75 (unchanged)" in out and out.endswith(f"unchanged: {thresholds} (3 gates under models: m1)\n")
+    assert "written" not in out
 
 
 def test_a_new_file_with_margin_and_model(tmp_path, report, capsys):
@@ -96,7 +97,7 @@ def test_a_new_file_with_margin_and_model(tmp_path, report, capsys):
     assert gates[HI].min == 0.78 and gates[HI2].min == 0.48 and gates[LO].max == 0.22
     assert load_thresholds(thresholds, "other", VALID).settings == {"soft": True}
     assert "models:\n  other:\n" in thresholds.read_text()
-    assert f"+    {HI}: {{min: 0.78}}" in capsys.readouterr().out
+    assert f"{HI}: min 0.78 (new)" in capsys.readouterr().out
 
 
 def test_a_new_section_goes_after_the_comments_that_end_the_file(tmp_path, report):
@@ -171,3 +172,20 @@ def test_a_run_too_small_for_any_interval_writes_nothing_and_says_to_pass_a_marg
     assert not thresholds.exists()
     assert main(["thresholds", "bless", str(path), "--thresholds", str(thresholds), "--margin", "0.1"]) == 0
     assert {g.key: g.min for g in load_thresholds(thresholds, "m1", VALID).gates}[HI] == 0.4
+
+
+def test_bless_writes_no_gate_a_run_cannot_fail_nor_one_of_a_single_item_and_says_why(tmp_path, capsys):
+    metrics = {HI: _metric(0.01, 0.0, 0.05), HI2: _metric(0.9, 0.85, 0.95, "rate", 100),
+               LO: _metric(0.98, 0.95, 1.0, "rate")}
+    thresholds = tmp_path / "t.yaml"
+    assert main(["thresholds", "bless", str(_report(tmp_path, metrics)), "--thresholds", str(thresholds)]) == 0
+    out = capsys.readouterr().out
+    assert {g.key for g in load_thresholds(thresholds, "m1", VALID).gates} == {HI2}
+    assert f"{HI}: not gated: its bound would be min 0, which no run can fail" in out
+    assert f"{LO}: not gated: its bound would be max 1, which no run can fail" in out
+    single = {HI: _metric(1.0, None, None, n=1), HI2: _metric(0.9, 0.85, 0.95, "rate", 100)}
+    path = _report(tmp_path, single)
+    assert main(["thresholds", "bless", str(path), "--thresholds", str(thresholds), "--margin", "0.02"]) == 0
+    out = capsys.readouterr().out
+    assert f"{HI}: not gated: n = 1: one item's pass or fail is no level to gate at" in out
+    assert HI not in {g.key for g in load_thresholds(thresholds, "m1", VALID).gates}
