@@ -296,7 +296,7 @@ def trust_result(trust_item: Item, trust_session: TrustSession) -> Iterator[Any]
     node = trust_session.running
     nodeid = node.nodeid
     played = (trust_session.played_ahead.pop(nodeid, None) if trust_session.played_ahead else None) or play(
-        trust_session, trust_item, partial(_record_hint, nodeid, trust_session))  # the hint only if it misses
+        trust_session, trust_item, partial(_record_hint, node, trust_session))  # the hint only if it misses
     node.user_properties.append(played.as_property(trust_item))
     if played.crash is not None:
         raise played.crash
@@ -323,7 +323,7 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[object]:
     if (config.concurrency > 1 and config.record_mode.can_record and trust.worker is None and session.items
             and not session.config.option.collectonly):
         playable = [(item, _trust_item(item)) for item in session.items if not item.get_closest_marker("skip")]
-        entries = [(item.nodeid, trust_item, _record_hint(item.nodeid, trust))
+        entries = [(item.nodeid, trust_item, _record_hint(item, trust))
                    for item, trust_item in playable if trust_item is not None and not trust_item.unavailable]
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         write = reporter.write_line if reporter is not None else print
@@ -351,10 +351,16 @@ def _trust_item(item: pytest.Item) -> Item | None:
     return candidate if isinstance(candidate, Item) else None
 
 
-def _record_hint(nodeid: str, trust: TrustSession) -> str:
+def _record_hint(node: pytest.Item, trust: TrustSession) -> str:
+    """The command that records just this item, runnable as printed: its node id, or under ``--pyargs`` (a node
+    id relative to the installed package, no path the user can give) the run's selection and ``-k`` its id."""
     cassettes = f" --trust-cassettes {shlex.quote(str(trust.config.cassettes))}" if trust.config.cassettes_given else ""
     cassettes += trust.system_prompt_flag()
-    return (f"pytest {shlex.quote(nodeid)} --model {shlex.quote(trust.config.model or '')}{cassettes} "
+    callspec = getattr(node, "callspec", None)
+    marks = node.config.getoption("markexpr", "")
+    where = (f"{_selection(node.config)}{' -m ' + shlex.quote(marks) if marks else ''} -k {shlex.quote(callspec.id)}"
+             if node.config.option.pyargs and callspec else shlex.quote(node.nodeid))
+    return (f"pytest {where} --model {shlex.quote(trust.config.model or '')}{cassettes} "
             "--record-mode=new_episodes --trust-base-url URL")
 
 

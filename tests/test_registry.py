@@ -143,3 +143,19 @@ def test_the_packaged_suites_run_an_installed_benchmark_from_a_folder_without_su
     replayed.assert_outcomes(passed=1, failed=1)
     replayed.stdout.re_match_lines([r"tiny.accuracy\s+>= 0.9\s+50.00%\s+FAIL"])
     assert replayed.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_packaged_item_s_record_hint_runs_as_printed(pytester, monkeypatch):
+    """Under --pyargs a node id is relative to the installed package: the hint selects the item with -k instead."""
+    install(pytester, monkeypatch)
+    args = ["-p", "no:cacheprovider", "--pyargs", "pytest_trust.suites", "-m", "tiny", "--model", "m"]
+    with FaultServer(lambda body: "yes") as server:
+        pytester.runpytest_subprocess(*args, "-k", "q1", "--record-mode=once", "--trust-base-url", server.base_url)
+        missed = pytester.runpytest_subprocess(*args, "--block-network", "-rE")
+        missed.stdout.fnmatch_lines([("*record it with: pytest --pyargs pytest_trust.suites -m tiny -k tiny/q2 --model m "
+                                     "--record-mode=new_episodes --trust-base-url URL*")])
+        hint = next(line for line in missed.outlines if "-k tiny/q2" in line).split("record it with: ")[1]
+        command = hint.split()[1:-1] + [server.base_url]  # URL: the endpoint's
+        recorded = pytester.runpytest_subprocess("-p", "no:cacheprovider", *command)
+    outcomes = recorded.parseoutcomes()  # the printed command selects and records (then scores) just that item
+    assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 1 and "error" not in outcomes, recorded.outlines
