@@ -59,6 +59,8 @@ def test_the_workflow_replays_offline_on_pull_requests_and_records_by_hand_in_sh
     assert any('>> "$GITHUB_STEP_SUMMARY"' in r for r in _runs(check))
     assert any(r.startswith("pytest-trust audit cassettes") and "trust.json" in r for r in _runs(check))
     assert "pip install pytest-trust==0.1.0" in _runs(check)
+    comment = next(s for s in check["steps"] if "gh pr comment" in s.get("run", ""))
+    assert "vars.PYTEST_TRUST_COMMENT == 'true'" in comment["if"] and "--edit-last" in comment["run"]  # opt-in, one
     for job in (check, record, merge):
         cache = [s for s in job["steps"] if s.get("uses", "").startswith("actions/cache@")]
         assert cache and cache[0]["with"]["path"] == "~/.cache/pytest-trust"
