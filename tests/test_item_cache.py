@@ -275,3 +275,19 @@ def test_a_list_whose_stamps_are_lost_is_rebuilt(tmp_path, small_mirror):
     rebuilt = FromMirror(DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False))
     cached(tmp_path, rebuilt)
     assert rebuilt.calls == 1 and json.loads(stamps.read_text())[0][:3] == ["rules", ASSET, str(small_mirror)]
+
+
+def test_a_file_changed_while_the_list_was_being_built_is_noticed_next_time(tmp_path, small_mirror):
+    """The stamps are the files' as they were read, not as they are once the build ends."""
+    from pytest_trust.data import DataStore
+    from pytest_trust.errors import DataError
+
+    class ChangedAfterReading(FromMirror):
+        def __call__(self) -> list[Item]:
+            items = super().__call__()
+            flip_a_byte(small_mirror)
+            return items
+
+    cached(tmp_path, ChangedAfterReading(DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False)))
+    with pytest.raises(DataError, match=f"mirror file {small_mirror} is not a readable xz file"):
+        cached(tmp_path, FromMirror(DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False)))

@@ -52,7 +52,7 @@ class DataStore:
         self.download = download
         self.download_failed: str | None = None  # after one failed download, the others of the run are not tried
         self._verified: dict[tuple[str, str], bytes] = {}
-        self._served: dict[tuple[str, str], str] = {}  # each file read: the file it came from
+        self._read_as: dict[tuple[str, str], Stamp] = {}  # each file read: its stamp just before it was read
         self._watches: list[set[tuple[str, str]]] = []
 
     def read_bytes(self, source: str, path: str) -> bytes:
@@ -80,8 +80,8 @@ class DataStore:
             self._watches.remove(watch)
 
     def stamps(self, keys: Iterable[tuple[str, str]]) -> list[Stamp]:
-        """The stamps of files this store read, as they are now."""
-        return [self._stamp(source, path, self._served.get((source, path), "")) for source, path in sorted(keys)]
+        """The stamps of files this store read, as they were when it read them: a change since is a change."""
+        return [self._read_as.get((source, path)) or self._stamp(source, path, "") for source, path in sorted(keys)]
 
     def changed(self, stamps: Iterable[Stamp]) -> list[tuple[str, str]]:
         """The files whose stamp differs from the one given (or which a read would now take from elsewhere)."""
@@ -90,7 +90,7 @@ class DataStore:
 
     def restamped(self, stamps: Iterable[Stamp]) -> list[Stamp]:
         """The stamps given, as the files are now (after ``recheck`` of those that changed)."""
-        return [self._stamp(source, path, self._served.get((source, path), served))
+        return [self._read_as.get((source, path)) or self._stamp(source, path, served)
                 for source, path, served, *_ in stamps]
 
     def _stamp(self, source: str, path: str, served: str) -> Stamp:
@@ -123,19 +123,21 @@ class DataStore:
         if self.mirror is not None:
             mirrored = self.mirror / pin.source / f"{pin.path}.xz"
             if mirrored.exists():
+                self._read_as[key] = self._stamp(*key, str(mirrored))
                 data = _decompress(mirrored)
                 self.origins[key] = "mirror"
-                self._served[key] = str(mirrored)
                 if self.fill_cache and not cached.exists():
                     _verify(pin, data, str(mirrored))
                     _write(cached, data)
                 return data, str(mirrored)
-        self._served[key] = str(cached)  # where it is, or will be once downloaded
         if cached.exists():
+            self._read_as[key] = self._stamp(*key, str(cached))
             self.origins[key] = "cache"
             return cached.read_bytes(), str(cached)
         self.origins[key] = "download"
-        return self._download(pin, cached), f"{pin.repository}@{pin.commit[:10]}:{pin.path}"
+        data = self._download(pin, cached)
+        self._read_as[key] = self._stamp(*key, str(cached))  # verified, then written there
+        return data, f"{pin.repository}@{pin.commit[:10]}:{pin.path}"
 
     def _download(self, pin: PinnedFile, cached: Path) -> bytes:
         url = download_url(pin)
