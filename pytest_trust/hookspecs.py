@@ -28,3 +28,15 @@ def pytest_trust_deployment(config: pytest.Config) -> dict | None:
     +prompt-, as from a file). Called once per run on the controller; --trust-system-prompt FILE replaces
     its system_prompt, and its system_prompt wins over pytest_trust_system_prompt.
     """
+
+
+@pytest.hookspec(firstresult=True)
+def pytest_trust_target(config: pytest.Config) -> object | None:
+    """The application under test, for one built in code: a callable ``function(messages, params)`` returning
+    the answer's text (or a list of ``params["n"]`` texts), sync or async, or ``(callable, "version")``.
+
+    A recording run calls it instead of a model endpoint (served behind a local OpenAI-compatible server, so
+    retries, timeouts, --trust-concurrency and the recordings work as for an endpoint); a replay serves what it
+    answered and never calls it. Recordings go to cassettes/<model>+app-<sha256[:12]>/, the digest of its name
+    and the declared version, else its module's source. ``--trust-target module:function`` wins over it.
+    """

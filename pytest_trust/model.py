@@ -54,6 +54,8 @@ class Endpoint:
     others: tuple[str, ...] = ()  # more servers of the same model, sharing the load (Spread)
     rpm: float | None = None  # requests per minute allowed by the provider (None: no budget)
     tpm: float | None = None  # tokens per minute
+    label: str | None = None  # how messages name it when it is not a URL of the user's (an application target)
+    key_env: str = "OPENAI_API_KEY"  # the variable its key is read from (--trust-api-key-env)
 
     @property
     def host(self) -> str:
@@ -78,7 +80,7 @@ class Endpoint:
         from .recording.capture import no_cookies
 
         base_url, query = self.client_url()
-        return openai.OpenAI(base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "no-key",
+        return openai.OpenAI(base_url=base_url, api_key=os.environ.get(self.key_env) or "no-key",
                              default_query=query or None, max_retries=self.max_retries, timeout=self.timeout,
                              http_client=openai.DefaultHttpxClient(cookies=no_cookies(), timeout=self.timeout))
 
@@ -110,6 +112,7 @@ class Model:
         self.where = where  # the endpoint as messages name it
         self.n_supported: bool | None = None  # learnt on the first multi-sample request
         self.breaker = Breaker("calls", "check that the endpoint is up, then run again (recordings so far are kept)")
+        self.key_env = "OPENAI_API_KEY"  # the variable the key was read from, for a refused key's message
         self._local = threading.local()  # per thread: the item it plays
         self._lock = threading.Lock()
 
@@ -177,18 +180,24 @@ class Model:
             return openai.OpenAI(
                 base_url=base_url,
                 # The key comes from the environment only; a local server accepts any placeholder.
-                api_key=os.environ.get("OPENAI_API_KEY") or "no-key",
+                api_key=os.environ.get(endpoint.key_env) or "no-key",
                 default_query=query or None,
                 http_client=httpx2.Client(transport=transport, timeout=endpoint.timeout, cookies=no_cookies()),
                 max_retries=max_retries,
                 timeout=endpoint.timeout,
             )
 
-        where = f"{endpoint.shown}/chat/completions" if recording else ""
-        secrets = known(endpoint.base_url, *endpoint.others) if recording else ()
+        where = (endpoint.label or f"{endpoint.shown}/chat/completions") if recording else ""
+        secrets = known(endpoint.base_url, *endpoint.others, variables=(endpoint.key_env,)) if recording else ()
         if recording or batch is not None:
-            return cls(name, client, transport(), where, deployment, secrets, max_retries, timeout=endpoint.timeout)
-        return cls(name, client, transport, where, deployment, secrets, max_retries, replay=Replay(recorder))
+            model = cls(name, client, transport(), where, deployment, secrets, max_retries, timeout=endpoint.timeout)
+        else:
+            model = cls(name, client, transport, where, deployment, secrets, max_retries, replay=Replay(recorder))
+        model.key_env = endpoint.key_env
+        if endpoint.label:
+            model.breaker.advice = (f"check {endpoint.label} and the services it calls, then run again (recordings "
+                                    "so far are kept)")
+        return model
 
     def chat(self, messages: Sequence[Message], **decoding: Any) -> Answer:
         return self._create(messages, decoding)[0]
@@ -235,7 +244,7 @@ class Model:
                                           options={"security": {"bearer_auth": True}})
             return [Answer(choice.message.content, choice.finish_reason) for choice in completion.choices]
         except openai.APIError as err:
-            self._failed(_failure(err, self.timeout, self._redact), retried=_retryable(err),
+            self._failed(_failure(err, self.timeout, self._redact, self.key_env), retried=_retryable(err),
                          endpoint_wide=_endpoint_wide(err), refuses_n=_refuses_n(err))
         except (ValueError, TypeError, AttributeError):  # a live answer is checked before it is kept
             # (recording/answers.py), so this one was replayed: its cassette was damaged or written by hand
@@ -261,7 +270,8 @@ class Model:
             self._transport.close()
 
 
-def _failure(err: openai.APIError, timeout: float | None, clean: Callable[[str], str]) -> str:
+def _failure(err: openai.APIError, timeout: float | None, clean: Callable[[str], str],
+             key_env: str = "OPENAI_API_KEY") -> str:
     """One line saying what went wrong with an exchange, from the client's error; ``clean`` redacts an excerpt
     of the answer before it is cut."""
     import openai
@@ -276,6 +286,10 @@ def _failure(err: openai.APIError, timeout: float | None, clean: Callable[[str],
             return condition.line(clean)
         if 300 <= err.status_code < 400:
             return _redirect(err.response)
+        if err.status_code == 401:
+            given = "the key read from" if os.environ.get(key_env) else "no key: nothing is set in"
+            return (f"HTTP 401 ({_error_message(err)}): the endpoint refused {given} ${key_env}; set it to this "
+                    "endpoint's key (--trust-api-key-env VAR reads it from another variable)")
         return f"HTTP {err.status_code} ({_error_message(err)})"
     if isinstance(err, openai.APITimeoutError):
         within = f"--trust-timeout {timeout:g} s" if timeout else "the timeout (--trust-timeout)"

@@ -16,6 +16,8 @@ import pytest
 from . import scorers
 from .benchmarks import SETTINGS, Setting
 from .data.location import DataPlace, locate, resolve_path
+from .endpoint.target import Target
+from .endpoint.target import resolve as resolve_target
 from .errors import UsageProblem
 from .recording import RecordMode
 from .system_prompt import SystemPrompt
@@ -29,7 +31,7 @@ def add_options(parser: pytest.Parser) -> None:
                          "cassettes/<NAME>/ (default: $PYTEST_TRUST_MODEL, else the trust_model ini value)")
     group.addoption("--trust-base-url", metavar="URL",
                     help="OpenAI-compatible endpoint used when recording (default: $OPENAI_BASE_URL); "
-                         "the API key is read from $OPENAI_API_KEY only. Several servers of one model, "
+                         "the API key is read from $OPENAI_API_KEY (or the variable --trust-api-key-env names) only. Several servers of one model, "
                          "comma-separated, share the load (each request goes to the least busy)")
     group.addoption("--trust-data", metavar="DIR",
                     help="benchmark data mirror laid out as <source>/<path>.xz (default: $PYTEST_TRUST_DATA, else "
@@ -68,6 +70,17 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--trust-limit", type=int, metavar="N",
                     help="run a seeded subset of N items per cassette file: a DecodingTrust scenario, a RuLES rule "
                          "file (all its suites together), a RuLES v1 suite's rule file, a detection behaviour")
+    group.addoption("--trust-api-key-env", metavar="VAR", default="OPENAI_API_KEY",
+                    help="the environment variable the endpoint's key is read from (default: OPENAI_API_KEY), for "
+                         "an OpenAI-compatible endpoint whose key lives elsewhere; the key is never written")
+    group.addoption("--trust-target", metavar="MODULE:FUNCTION", default=None,
+                    help="test your application, not only its model: a recording run calls MODULE:FUNCTION "
+                         "(importable from the project root) as function(messages, params) for each request and "
+                         "records its answers in cassettes/<model>+app-<sha256[:12]>/; a replay never imports it "
+                         "(or: the pytest_trust_target hook of conftest.py)")
+    group.addoption("--trust-target-version", metavar="VERSION", default=None,
+                    help="the application's version: its recordings' folder is named from it (default: the "
+                         "source of the target's module)")
     group.addoption("--trust-profile", choices=sorted(PROFILES), default=None,
                     help="a named run size: " + "; ".join(f"{name}: {text}" for name, (_, text) in PROFILES.items())
                          + " (the same items for the same --trust-seed)")
@@ -165,6 +178,8 @@ class RunConfig:
     baseline_update: bool = False  # --trust-baseline-update: write this run's report there
     shard: tuple[int, int] | None = None  # --trust-shard I/N, 1-based
     system_prompt: SystemPrompt | None = None  # --trust-system-prompt FILE or the conftest.py hook's
+    target: Target | None = None  # --trust-target or the pytest_trust_target hook's: the application under test
+    api_key_env: str = "OPENAI_API_KEY"  # --trust-api-key-env: the variable the endpoint's key is read from
     data_missing: Path | None = None  # the trust_data ini option's folder, when it is set but does not exist
     html: Path | None = None  # --trust-html
     markdown: Path | None = None  # --trust-markdown
@@ -173,9 +188,10 @@ class RunConfig:
     def recordings(self) -> str | None:
         """The name of the run's recordings folder under the cassette root: the model's, or with a system
         prompt, <model>+prompt-<sha256[:12]>."""
-        if self.model is None or self.system_prompt is None:
-            return self.model
-        return self.system_prompt.folder(self.model)
+        if self.model is None:
+            return None
+        folder = self.model if self.system_prompt is None else self.system_prompt.folder(self.model)
+        return folder if self.target is None else self.target.folder(folder)
 
     @property
     def shard_text(self) -> str | None:
@@ -188,6 +204,8 @@ class RunConfig:
         if self.system_prompt is not None:
             deviations["system_prompt" if self.system_prompt.prompt_only else "deployment"] = \
                 self.system_prompt.describe()
+        if self.target is not None:
+            deviations["target"] = self.target.describe()
         return deviations
 
     @classmethod
@@ -247,6 +265,11 @@ class RunConfig:
             mode = RecordMode.parse(getattr(config.option, "record_mode", None))
         except ValueError as err:
             raise pytest.UsageError(f"--record-mode: {err}") from None
+        target = resolve_target(config, rootdir, mode.can_record)
+        if target is not None and (opt("trust_base_url") or opt("trust_batch")):
+            clash = "--trust-base-url" if opt("trust_base_url") else "--trust-batch"
+            raise pytest.UsageError(f"{clash} with an application target: the target answers the requests itself; "
+                                    f"drop {clash}, or the target to test the endpoint")
         return cls(
             model=opt("trust_model") or os.environ.get("PYTEST_TRUST_MODEL") or config.getini("trust_model") or None,
             base_url=urls[0] if urls else None,
@@ -276,6 +299,8 @@ class RunConfig:
             baseline_update=bool(opt("trust_baseline_update")),
             shard=shard,
             system_prompt=resolve_system_prompt(config, here),
+            target=target,
+            api_key_env=opt("trust_api_key_env"),
             data_missing=place.missing_ini,
             html=resolve_path(here, opt("trust_html")),
             markdown=resolve_path(here, opt("trust_markdown")),

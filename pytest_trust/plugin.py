@@ -16,7 +16,7 @@ import pytest_recording  # noqa: F401  before vcr: it marks vcr.matchers for ass
 
 # "Module already imported" in every run where pytest happens to load this plugin before pytest-recording's
 from . import scorers, shards, system_prompt
-from .benchmarks import BENCHMARKS, PROBLEMS, SUITES
+from .benchmarks import PROBLEMS, SUITES, gate_keys
 from .concurrency import Interrupted, Progress, play_ahead
 from .errors import TrustError, UsageProblem
 from .gates import load_thresholds
@@ -61,14 +61,14 @@ def pytest_configure(config: pytest.Config) -> None:
     env_data = resolve_path(config.invocation_params.dir, os.environ.get("PYTEST_TRUST_DATA"))
     if env_data is not None:  # resolved once: subprocesses started elsewhere (xdist, pytester) see the same mirror
         os.environ["PYTEST_TRUST_DATA"] = str(env_data)
-    valid = [key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]]
     try:
-        thresholds = load_thresholds(cfg.thresholds, cfg.model, valid)
+        thresholds = load_thresholds(cfg.thresholds, cfg.model, gate_keys())
     except UsageProblem as err:
         raise pytest.UsageError(str(err)) from None
-    if cfg.record_mode.can_record and not cfg.base_url:
+    if cfg.record_mode.can_record and not cfg.base_url and cfg.target is None:
         raise pytest.UsageError(f"--record-mode={cfg.record_mode.value} needs an endpoint to record from: "
-                                "pass --trust-base-url URL or set OPENAI_BASE_URL")
+                                "pass --trust-base-url URL or set OPENAI_BASE_URL (or --trust-target MODULE:FUNCTION "
+                                "to record your application's answers)")
     if cfg.batch and not cfg.record_mode.can_record:
         raise pytest.UsageError("--trust-batch records: pass --record-mode=new_episodes (or once) with it")
     if cfg.batch and (config.getoption("numprocesses", None) or getattr(config, "workerinput", None)):
@@ -103,10 +103,12 @@ def _session(config: pytest.Config) -> TrustSession:
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     cfg = _session(config).config
-    if cfg.system_prompt is None or cfg.recordings is None:
+    if (cfg.system_prompt is None and cfg.target is None) or cfg.recordings is None:
         return []
     where = model_dir(cfg.cassettes, cfg.recordings)
-    return [f"pytest-trust: {cfg.system_prompt.label} {cfg.system_prompt.describe()}; recordings in {where}"]
+    named = [f"{cfg.system_prompt.label} {cfg.system_prompt.describe()}"] if cfg.system_prompt is not None else []
+    named += [f"application {cfg.target.describe()}"] if cfg.target is not None else []
+    return [f"pytest-trust: {', '.join(named)}; recordings in {where}"]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

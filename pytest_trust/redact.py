@@ -21,11 +21,12 @@ VARIABLES = ("OPENAI_API_KEY", "OPENAI_ORG_ID", "OPENAI_ORGANIZATION", "OPENAI_P
 SHORTEST = 4  # a shorter value is no secret worth the text it would mangle
 
 
-def known(*urls: str | None, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """The credentials this run holds, longest first: keys and ids from the environment; each endpoint URL's
-    password (as written and decoded), the Basic credential its user:password becomes, its query values."""
+def known(*urls: str | None, environ: Mapping[str, str] | None = None, variables: Iterable[str] = ()) -> tuple[str, ...]:
+    """The credentials this run holds, longest first: keys and ids from the environment (``variables`` too: a key
+    read from another one, --trust-api-key-env); each endpoint URL's password (as written and decoded), the Basic
+    credential its user:password becomes, its query values."""
     environ = os.environ if environ is None else environ
-    values = [environ.get(name) for name in VARIABLES]
+    values = [environ.get(name) for name in (*VARIABLES, *variables)]
     for url in filter(None, urls):
         parts = urlsplit(url)
         if parts.password:

@@ -11,6 +11,7 @@ import random
 import shlex
 import time
 from collections import defaultdict
+from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ from .conclusion import conclude
 from .data import DataStore
 from .data.item_cache import cached_items
 from .data.store import default_cache
+from .endpoint.target import serving
 from .errors import DataUnavailable
 from .gates import Thresholds
 from .importers import import_hint
@@ -62,6 +64,8 @@ class TrustSession:
         self.batch = (BatchQueue(model_dir(config.cassettes, config.recordings))
                       if config.batch and config.recordings and worker is None else None)
         self.batch_lines: list[str] = []  # what --trust-batch collected and submitted
+        self.app_url: str | None = None  # the application target's local server, once started
+        self.closing = ExitStack()  # what the run started and stops at its end (that server)
         self.played_ahead: dict[str, Played] = {}  # nodeid -> what a concurrent recording pass gave
         self.running: Any = None  # the pytest item being set up (its trust_result fixture's node)
         self.records: dict[str, ItemRecord] = {}  # nodeid -> what the test came to (run_record.py)
@@ -127,13 +131,21 @@ class TrustSession:
         return self.selection.keep(items) if self.selection.filters else items
 
     def endpoint(self) -> Endpoint:
+        target = self.config.target
+        if target is not None and target.call is not None:  # the application answers, behind a server of ours
+            if self.app_url is None:
+                self.app_url = self.closing.enter_context(serving(target))
+            return Endpoint(self.app_url, timeout=self.config.timeout, max_retries=self.config.retries,
+                            label=f"the application {target.name}")
         return Endpoint(self.config.base_url, timeout=self.config.timeout, max_retries=self.config.retries,
-                        others=self.config.other_urls, rpm=self.config.rpm, tpm=self.config.tpm)
+                        others=self.config.other_urls, rpm=self.config.rpm, tpm=self.config.tpm,
+                        key_env=self.config.api_key_env)
 
     def redacted(self, text: str) -> str:
         """``text`` without this run's credentials or anything credential-shaped: what an endpoint's error says
         goes to the terminal and every report."""
-        return redact.redact(text, redact.known(self.config.base_url, *self.config.other_urls))
+        return redact.redact(text, redact.known(self.config.base_url, *self.config.other_urls,
+                                                variables=(self.config.api_key_env,)))
 
     def collect_batches(self) -> None:
         """--trust-batch, at the start: the answers of finished batches go into the cassettes."""
@@ -163,6 +175,7 @@ class TrustSession:
     def close(self) -> None:
         if self.model is not None:
             self.model.close()
+        self.closing.close()
         if self.recorder is not None:
             self.recorder.journal.close()
 

@@ -170,3 +170,14 @@ def test_check_fails_a_prompt_that_leaks_its_rules_and_passes_a_harmless_one_the
     assert asked > 0
     unknown = check("--offline", "--dir", ".", "--base", "no-such-branch")
     assert unknown.returncode == 4 and "--base no-such-branch: no such commit" in unknown.stderr
+
+
+def test_the_change_names_each_side_s_prompt_and_application():
+    from pytest_trust.change.summary import deployment, same_deployment
+
+    base = {"model": "m", "system_prompt": {"source": "conftest.py", "sha256": "a" * 64}, "target": None}
+    head = {**base, "target": {"name": "app:reply", "version": "v3", "sha256": "b" * 64}}
+    assert deployment(base) == f"model m, system prompt from conftest.py (sha256 {'a' * 12})"
+    assert deployment(head) == (f"model m, system prompt from conftest.py (sha256 {'a' * 12}), application app:reply "
+                                f"(version v3, sha256 {'b' * 12})")
+    assert same_deployment(base, base) and not same_deployment(base, head)

@@ -21,9 +21,10 @@ MESSAGES = [{"role": "user", "content": "hello"}]
 
 
 def connect(tmp_path, server_url: str | None, retries: int = 1, timeout: float = 10.0,
-            mode: RecordMode = RecordMode.NEW_EPISODES) -> tuple[Recorder, Model]:
+            mode: RecordMode = RecordMode.NEW_EPISODES, key_env: str = "OPENAI_API_KEY") -> tuple[Recorder, Model]:
     recorder = Recorder(tmp_path, "m", mode)
-    return recorder, Model.connect("m", recorder, Endpoint(server_url, timeout=timeout, max_retries=retries))
+    return recorder, Model.connect("m", recorder, Endpoint(server_url, timeout=timeout, max_retries=retries,
+                                                           key_env=key_env))
 
 
 def ask(recorder: Recorder, model: Model, item: str = "item/1", **decoding):
@@ -224,9 +225,25 @@ def test_a_key_the_endpoint_echoes_in_its_error_is_redacted_from_the_message(tmp
         model.close()
     assert server.headers[0]["authorization"] == f"Bearer {key}"  # the endpoint did echo it
     assert errors[0] == (f"{server.base_url}/chat/completions failed after 1 attempt: "
-                         "HTTP 401 (Incorrect API key provided: Bearer [redacted])")
+                         "HTTP 401 (Incorrect API key provided: Bearer [redacted]): the endpoint refused the key read "
+                         "from $OPENAI_API_KEY; set it to this endpoint's key (--trust-api-key-env VAR reads it from "
+                         "another variable)")
     assert "calls in a row failed" in errors[-1]  # EndpointDown's message too
     assert not [e for e in errors if key in e]
+
+
+def test_a_key_read_from_another_variable_is_sent_named_when_refused_and_redacted(tmp_path, monkeypatch):
+    key = "gateway-key-of-another-shape"
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("ACME_GATEWAY_KEY", key)
+    with FaultServer() as server:
+        server.always = "401-echo-key"
+        recorder, model = connect(tmp_path, server.base_url, retries=0, key_env="ACME_GATEWAY_KEY")
+        with pytest.raises(ModelError) as raised:
+            ask(recorder, model)
+        model.close()
+    assert server.headers[0]["authorization"] == f"Bearer {key}"  # read from the variable named
+    assert "refused the key read from $ACME_GATEWAY_KEY" in str(raised.value) and key not in str(raised.value)
 
 
 def test_a_cookie_the_endpoint_sets_is_never_sent_back(tmp_path):

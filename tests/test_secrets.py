@@ -315,8 +315,9 @@ def test_a_key_the_endpoint_echoes_reaches_no_report_and_not_the_terminal(pytest
     assert leaks_on_disk(pytester.path) == [] and [s for s in NEVER_ON_DISK if s in output] == []
     items = json.loads((pytester.path / "r.json").read_text())["items"]
     echoed = f"{'Basic' if userinfo else 'Bearer'} [redacted]"
-    assert [i["error_message"] for i in items] == [
+    assert [i["error_message"].partition("): the endpoint refused ")[0] + ")" for i in items] == [
         f"{server.base_url}/chat/completions failed after 1 attempt: HTTP 401 (Incorrect API key provided: {echoed})"] * 2
+    assert all("$OPENAI_API_KEY; set it to this endpoint's key" in i["error_message"] for i in items)
     capsys.readouterr()
     assert main(["audit", *(str(pytester.path / name) for name in REPORTS.values())]) == 0, capsys.readouterr().out
 

@@ -82,6 +82,8 @@ def run(request: Request, write: Callable[[str], None] = print) -> int:
         head.append(f"--trust-baseline={base_report}")
     if "--trust-strict" not in request.pytest_args:
         head.append("--trust-soft")  # items failing on both sides are the benchmark's, not the change's
+    if settings["api_key_env"] != project.DEFAULT_KEY_ENV:
+        head.append(f"--trust-api-key-env={settings['api_key_env']}")
     if recording:
         head += ["--record-mode=new_episodes"] + ([f"--trust-base-url={settings['base_url']}"]
                                                    if settings["base_url"] else [])

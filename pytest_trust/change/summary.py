@@ -12,16 +12,24 @@ IDS_SHOWN = 20  # per list, in trust.md; trust.json lists every one
 
 
 def deployment(run: Mapping[str, Any]) -> str:
-    """A run's deployment in one phrase: the model, and its prompt (or deployment hook) with its digest."""
-    prompt = run.get("system_prompt")
-    if not prompt:
-        return f"model {run.get('model')}, no system prompt"
-    shapes = ", ".join(prompt.get("shapes") or ["system prompt"])
-    return f"model {run.get('model')}, {shapes} from {prompt.get('source')} (sha256 {str(prompt.get('sha256'))[:12]})"
+    """A run's deployment in one phrase: the model, its prompt (or deployment hook) and its application target,
+    each with its digest."""
+    prompt, target = run.get("system_prompt"), run.get("target")
+    shaped = "no system prompt"
+    if prompt:
+        shapes = ", ".join(prompt.get("shapes") or ["system prompt"])
+        shaped = f"{shapes} from {prompt.get('source')} (sha256 {str(prompt.get('sha256'))[:12]})"
+    app = ""
+    if target:
+        version = f"version {target.get('version')}, " if target.get("version") else ""
+        app = f", application {target.get('name')} ({version}sha256 {str(target.get('sha256'))[:12]})"
+    return f"model {run.get('model')}, {shaped}{app}"
 
 
 def same_deployment(base: Mapping[str, Any], head: Mapping[str, Any]) -> bool:
-    digest = (lambda run: (run.get("model"), (run.get("system_prompt") or {}).get("sha256")))
+    def digest(run: Mapping[str, Any]) -> tuple:
+        return (run.get("model"), (run.get("system_prompt") or {}).get("sha256"), (run.get("target") or {}).get("sha256"))
+
     return digest(base) == digest(head)
 
 

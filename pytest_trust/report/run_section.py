@@ -45,6 +45,7 @@ def run_section(cfg: RunConfig, soft: bool, started: float, results: Iterable[Ma
         "settings": cfg.settings,
         "deviations": cfg.deviations(),
         "system_prompt": cfg.system_prompt.to_dict() if cfg.system_prompt else None,
+        "target": cfg.target.to_dict() if cfg.target else None,
         "thresholds": str(cfg.thresholds) if cfg.thresholds else None,
         "data_commits": _data_commits(),
         "versions": _versions(),
