@@ -257,6 +257,9 @@ def scratch(tmp_path_factory, data_dir) -> dict[str, Path]:
         (where / "deploy" / "system_prompt.txt").write_text(PROMPT)
         (where / "main_prompt.txt").write_text(PROMPT)
         (where / "cassettes").mkdir()
+        (where / "myapp").mkdir()  # docs/your-application.md's application, for --trust-target
+        (where / "myapp" / "__init__.py").write_text("")
+        (where / "myapp" / "answer.py").write_text("def reply(messages, params):\n    return 'I cannot help.'\n")
     report = tmp_path_factory.mktemp("report") / "report.json"
     done = subprocess.run([sys.executable, "-m", "pytest", "suites/", "-m", "rules", "--trust-limit", "1",
                            "--trust-recorded-only", "--block-network", "-q", "--tb=no", "-p", "no:cacheprovider",

@@ -158,3 +158,53 @@ def health_of(port: str) -> bool:
             return json.loads(resp.read()).get("status") == "ok"
     except OSError:
         return False
+
+
+ECHO_APP = '''
+def reply(messages, params):
+    return "Hodor"
+
+
+def two(messages):
+    return "Hodor"
+'''
+
+
+def test_the_hook_s_target_and_version_name_the_folder_and_a_replay_never_calls_it(pytester, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    pytester.makepyfile(test_suite=HODOR_SUITE)
+    pytester.makeconftest('''
+import os
+
+def pytest_trust_target(config):
+    def reply(messages, params):
+        if os.environ.get("APP_GONE"):
+            raise AssertionError("a replay called the application")
+        return "Hodor"
+    return reply, "v3"
+''')
+    args = ["-p", "no:cacheprovider", "--model", "m", "--trust-limit", "2", "--trust-report", "r.json"]
+    recorded = pytester.runpytest_subprocess(*args, "--record-mode=once")
+    assert recorded.ret in (0, 1) and "error" not in recorded.parseoutcomes(), recorded.outlines
+    run = json.loads((pytester.path / "r.json").read_text())["run"]
+    assert run["target"]["version"] == "v3" and run["target"]["name"].endswith("reply")
+    assert [p.name for p in (pytester.path / "cassettes").iterdir()] == [f"m{FOLDER_MARK}{run['target']['sha256'][:12]}"]
+    monkeypatch.setenv("APP_GONE", "1")
+    replayed = pytester.runpytest_subprocess(*args, "--block-network")
+    assert replayed.parseoutcomes() == recorded.parseoutcomes()
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--trust-target", "app"], "--trust-target app: expected module:function"),
+    (["--trust-target", "nowhere:reply"], "--trust-target nowhere:reply: cannot import nowhere from"),
+    (["--trust-target", "app:missing"], "--trust-target app:missing: app has no missing; name a function of it"),
+    (["--trust-target", "app:two"], "--trust-target app:two: cannot be called as function(messages, params)"),
+    (["--trust-target", "app:reply", "--trust-base-url", "http://127.0.0.1:9/v1"],
+     "--trust-base-url with an application target: the target answers the requests itself*"),
+])
+def test_a_target_that_cannot_serve_is_a_usage_error_naming_the_option(pytester, options, message):
+    pytester.makepyfile(test_suite=HODOR_SUITE, app=ECHO_APP)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "m", "--record-mode=once", *options)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{message}*"])
+    assert "Traceback" not in result.stderr.str()
