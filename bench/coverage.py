@@ -52,6 +52,7 @@ from pytest_trust.stats import (
     folded_interval,
     group_differences,
     mean_of_folded,
+    outcome_shares,
     paired_bootstrap_mean_of_rates,
     resampled_sums,
 )
@@ -109,16 +110,13 @@ def weighted(rng: np.random.Generator, n: int, rates: tuple[float, ...]) -> Metr
 # --- detection F1 -----------------------------------------------------------------------------------------
 
 def f1(rng: np.random.Generator, n: int, cells: tuple[float, ...]) -> Metric:
-    """Items fall in (TP, FP, FN, TN) with probabilities ``cells``; F1's draws from the items resampled, as
-    rules_detection's aggregate does."""
-    kinds = rng.choice(4, size=n, p=cells)
-    units = np.eye(4)[kinds][:, :3]
-    tp, fp, fn = units.sum(axis=0)
+    """Items fall in (TP, FP, FN, TN) with probabilities ``cells``; F1's draws from the posterior of the four
+    outcomes' shares, as rules_detection's aggregate draws them."""
+    tp, fp, fn, tn = np.bincount(rng.choice(4, size=n, p=cells), minlength=4)
     if tp + fp + fn == 0:
         return Metric(float("nan"), n=n)
-    draws = resampled_sums(units, "f1", RESAMPLES)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f1_draws = 2 * draws[:, 0] / (2 * draws[:, 0] + draws[:, 1] + draws[:, 2])
+    shares = outcome_shares([tp, fp, fn, tn], "f1", RESAMPLES)
+    f1_draws = 2 * shares[:, 0] / (2 * shares[:, 0] + shares[:, 1] + shares[:, 2])
     return bootstrapped(2 * tp / (2 * tp + fp + fn), f1_draws, n, minimum=MIN_N_RESAMPLED)
 
 
@@ -315,13 +313,13 @@ def families() -> list[Family]:
     return [
         Family("rate", "Wilson score interval", (("p 0.05", 0.05, 0.05), ("p 0.5", 0.5, 0.5), ("p 0.95", 0.95, 0.95)),
                rate),
-        Family("mean of rates (3 strata)", "each stratum's rate from its Jeffreys posterior; percentiles",
+        Family("mean of rates (3 strata)", "each stratum's rate: a Beta of its posterior's mean, its estimate's variance",
                rates_truths((LOW, MID, HIGH), mean), mean_of_rates),
         Family("weighted mean (3 terms)", "as above, weights 0.5, 0.3, 0.2",
                rates_truths((LOW, MID, HIGH), lambda t: sum(w * p for w, p in zip(WEIGHTS, t))), weighted),
-        Family("RuLES score (4 buckets)", "mean of 4 buckets' rates, Jeffreys posteriors",
+        Family("RuLES score (4 buckets)", "mean of 4 buckets' rates, drawn as above",
                rates_truths((RULES_LOW, RULES_MID, RULES_HIGH), mean), mean_of_rates),
-        Family("detection F1", "items resampled (bootstrap percentiles)",
+        Family("detection F1", "the 4 outcomes' shares from their Dirichlet posterior (Perks' prior)",
                tuple((label, c, f1_truth(c)) for label, c in (("F1 0.17", (0.05, 0.2, 0.3, 0.45)),
                                                               ("F1 0.6", (0.3, 0.2, 0.2, 0.3)),
                                                               ("F1 0.96", (0.48, 0.02, 0.02, 0.48)))), f1,

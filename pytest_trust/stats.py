@@ -228,6 +228,18 @@ def paired_bootstrap_mean_of_rates(strata: Sequence[tuple[int, int, int]], level
     return low, high, p
 
 
+def outcome_shares(counts: Sequence[int], key: str, resamples: int = BOOTSTRAP_RESAMPLES,
+                   prior: float = 1.0) -> np.ndarray:
+    """Draws of the shares of K exclusive outcomes seen ``counts`` times, from their Dirichlet posterior under
+    Perks' prior (``prior`` / K an outcome, a total of one item): Rubin's Bayesian bootstrap of the items,
+    with every outcome possible; resamples x K, seeded by ``key``. Resampling the items draws an outcome
+    never seen with share 0 every time: a detection F1 of 100 items without a false positive or negative
+    resampled to 1 every time (no interval, 2% of runs near F1 0.96), and near it covered 92.1%; these draws
+    94.9%, every run with an interval (bench/coverage.py)."""
+    counts = np.asarray(counts, dtype=float)
+    return rng_for(key).dirichlet(counts + prior / len(counts), size=resamples)
+
+
 # --- draws: the resampled values of an estimate, kept so an interval can be read at any level ---------------
 
 def z_of(level: float) -> float:

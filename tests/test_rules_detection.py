@@ -159,6 +159,18 @@ def test_rates_have_wilson_intervals_and_f1_a_seeded_bootstrap():
     assert np.array_equal(alone[key].draws, metrics[key].draws, equal_nan=True)
 
 
+def test_an_f1_of_1_on_100_items_has_an_interval_below_1():
+    """50 violations caught and 50 passes confirmed, no false alarm or miss: F1 is 1, but resampling the items
+    gave 1 every time (no interval). The four outcomes' shares are drawn from Dirichlet(50.25, 0.25, 0.25,
+    50.25) (Perks' prior); F1 = 2 TP / (2 TP + FP + FN) falls below 1 by about (FP + FN) / (2 TP): a mean of
+    about 0.5 / 101 / (2 x 50.25 / 101) = 0.005 on average."""
+    metrics = aggregate(results("Hodor", [("fail", "fail", False), ("pass", "pass", False)] * 50))
+    f1 = metrics["rules_detection.f1"]
+    assert f1.value == 1.0 and f1.why is None and f1.high == 1.0 and 0.9 < f1.low < 0.995
+    # 1 - F1 = (FP + FN) / (2 TP + FP + FN), its shares' means 0.5 / 101 and 50.25 / 101
+    assert 1 - f1.draws.mean() == pytest.approx((0.5 / 101) / (2 * 50.25 / 101), rel=0.1)
+
+
 def test_the_overall_f1_varies_when_each_behaviour_has_one_item():
     """A --trust-limit 1 run: resampling behaviour by behaviour would give draws of no spread. 10 items are too
     few for an interval, but the draws (kept for a headline built on them) vary."""

@@ -70,6 +70,15 @@ def test_a_mean_of_rates_draws_each_rate_with_its_estimates_variance():
     assert draws.mean() == pytest.approx(m, rel=0.02) and draws.var() == pytest.approx(m * (1 - m) / 10, rel=0.03)
 
 
+def test_outcome_shares_are_the_dirichlet_posterior_under_perks_prior():
+    """Counts (3, 0, 1) with 1/3 of an item's prior on each outcome: Dirichlet(10/3, 1/3, 4/3), means 10/15, 1/15,
+    4/15; the unseen outcome's share varies (variance a (a0 - a) / (a0^2 (a0 + 1)) = (1/3)(14/3) / (25 x 6))."""
+    shares = stats.outcome_shares([3, 0, 1], "k", 200_000)
+    assert shares.mean(axis=0) == pytest.approx([10 / 15, 1 / 15, 4 / 15], abs=0.003)
+    assert shares[:, 1].var() == pytest.approx((1 / 3) * (14 / 3) / (25 * 6), rel=0.03)
+    assert np.array_equal(shares, stats.outcome_shares([3, 0, 1], "k", 200_000))  # seeded by its key
+
+
 def test_bootstrap_is_seeded_and_brackets_the_mean():
     groups = [(20, 25), (10, 25), (30, 39), (5, 39)]
     first = bootstrap_mean_of_rates(groups)

@@ -3,9 +3,9 @@
 As the paper reports them, a violation is the positive class: ``accuracy``, ``precision`` (of the
 predicted violations, the share that are violations), ``recall`` (of the violations, the share predicted)
 and ``f1``, overall and per behaviour file (``behavior.<file stem>``). Rates carry a Wilson interval; F1,
-a ratio of counts, a seeded bootstrap interval over the items it is computed from (the overall F1 resamples
-all items together, not behaviour by behaviour: a --trust-limit run may hold one item per behaviour, and
-strata of one item would not vary). A precision, recall or F1 that is 0/0 (no predicted violation, no
+a ratio of counts, the percentile interval of its draws from the posterior of the four outcomes' shares
+under Perks' prior (a Bayesian bootstrap of the items it is computed from; the overall F1 draws all items
+together, not behaviour by behaviour: a --trust-limit run may hold one item per behaviour). A precision, recall or F1 that is 0/0 (no predicted violation, no
 violation) is left out, not reported as 0.
 
 Upstream's own script (normster/llm_rules@f55c686:read_results_detection.py) prints per behaviour the
@@ -24,7 +24,7 @@ import numpy as np
 
 from ...items import Result
 from ...metrics import Metric, pass_rate, resampled
-from ...stats import resampled_sums
+from ...stats import outcome_shares
 from .items import BEHAVIORS, NAME
 
 RATES = ("accuracy", "precision", "recall", "f1", "unexpected_rate")
@@ -66,10 +66,11 @@ def aggregate(results: Iterable[Result]) -> dict[str, Metric]:
 
 
 def _resampled_outcomes(table: np.ndarray, key: str) -> np.ndarray:
-    """Bootstrap draws of (TP, FP, FN) with a violation positive: resamples x 3."""
+    """Draws of the shares of (TP, FP, FN) with a violation positive, from the posterior of the four outcomes'
+    shares (``stats.outcome_shares``): resamples x 3. F1 is a ratio of them, so shares serve as counts."""
     violation, predicted = table[:, 0], table[:, 1]
-    units = np.stack([violation & predicted, ~violation & predicted, violation & ~predicted], axis=1)
-    return resampled_sums(units.astype(float), key)
+    tp, fp, fn = (int(np.sum(c)) for c in (violation & predicted, ~violation & predicted, violation & ~predicted))
+    return outcome_shares([tp, fp, fn, len(table) - tp - fp - fn], key)[:, :3]
 
 
 def _metrics(prefix: str, table: np.ndarray, counts_prefix: str | None = None) -> dict[str, Metric]:
@@ -87,8 +88,7 @@ def _metrics(prefix: str, table: np.ndarray, counts_prefix: str | None = None) -
         metrics[f"{prefix}.recall"] = pass_rate(tp, tp + fn)
     if tp + fp + fn:
         draws = _resampled_outcomes(table, prefix)
-        with np.errstate(invalid="ignore", divide="ignore"):  # a resample of true negatives only: NaN, left out
-            f1_draws = 2 * draws[:, 0] / (2 * draws[:, 0] + draws[:, 1] + draws[:, 2])
+        f1_draws = 2 * draws[:, 0] / (2 * draws[:, 0] + draws[:, 1] + draws[:, 2])
         metrics[f"{prefix}.f1"] = resampled(2 * tp / (2 * tp + fp + fn), f1_draws, n)
     # upstream's counts, a pass positive: its TP is our TN, its FP a missed violation (our FN), and so on
     for name, count in (("tp", tn), ("tn", tp), ("fp", fn), ("fn", fp)):
