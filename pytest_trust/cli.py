@@ -135,6 +135,8 @@ def _main(argv: list[str] | None) -> int:
     initer.add_argument("--system-prompt", type=Path, metavar="FILE",
                         help="the deployment's system prompt file (relative to --dir): conftest.py sends it with "
                              "every request, in plain pytest runs and in check")
+    initer.add_argument("--target", metavar="MODULE:FUNCTION",
+                        help="your application as the target (--trust-target): recordings are its answers")
     initer.add_argument("--install", metavar="SPEC",
                         help="the pip requirement the workflow installs pytest-trust with (default: where this one "
                              "came from: its VCS URL at its commit, its archive URL or its index version)")
@@ -324,7 +326,7 @@ def _init(args: argparse.Namespace) -> int:
             raise UsageProblem(f"init: --dir {args.dir}: not a folder")
         before = scaffold.previous(args.dir)
         plan = scaffold.resolve(args.benchmark, args.model, args.base_url, args.profile, args.dir, args.install,
-                                args.system_prompt, before)
+                                args.system_prompt, before, args.target)
         outcomes = scaffold.write(plan, before)
     except UsageProblem as err:
         print(f"pytest-trust {err}", file=sys.stderr)

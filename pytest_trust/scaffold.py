@@ -23,6 +23,7 @@ import shlex
 from dataclasses import dataclass, field, replace
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from . import hookspecs, textmerge
@@ -66,12 +67,13 @@ class Plan:
     install: str = ""  # the pip requirement the workflow installs pytest-trust with
     system_prompt: str | None = None  # the deployment's prompt file, relative to the project folder
     api_key_env: str = project.DEFAULT_KEY_ENV
+    target: str | None = None  # --trust-target module:function: the application answers, not an endpoint
 
     def settings(self) -> dict[str, object]:
         """What pytest-trust.yaml holds of this plan."""
         return {"model": self.model, "benchmarks": None if self.everything else self.suites,
                 "profile": self.profile, "base_url": self.base_url, "api_key_env": self.api_key_env,
-                "system_prompt": self.system_prompt, "install": self.install}
+                "system_prompt": self.system_prompt, "install": self.install, "target": self.target}
 
     @property
     def selection(self) -> list[str]:
@@ -81,6 +83,8 @@ class Plan:
             args += ["-m", " or ".join(self.suites)]
         if self.profile:
             args += ["--trust-profile", self.profile]
+        if self.target:
+            args += ["--trust-target", self.target]
         return args
 
     def command(self, *extra: str) -> str:
@@ -89,7 +93,7 @@ class Plan:
 
 def resolve(names: list[str] | None, model: str | None, base_url: str | None, profile: str | None,
             directory: Path, install: str | None = None, system_prompt: Path | None = None,
-            previous: Plan | None = None) -> Plan:
+            previous: Plan | None = None, target: str | None = None) -> Plan:
     """The plan for these options, over what an earlier init chose (``previous``: its benchmarks kept, the others
     replaced where given); UsageProblem (one line) for a name the registry does not know, a prompt file that is
     not there, or an install the workflow could not repeat."""
@@ -112,7 +116,8 @@ def resolve(names: list[str] | None, model: str | None, base_url: str | None, pr
     before = previous or Plan(directory, [], [], False, DEFAULT_MODEL, None, None)
     return Plan(directory, benchmarks, suites, everything, model or before.model, base_url or before.base_url,
                 profile or before.profile, _repository_root(directory),
-                install or before.install or install_requirement(), prompt, before.api_key_env)
+                install or before.install or install_requirement(), prompt, before.api_key_env,
+                target or before.target)
 
 
 def previous(directory: Path) -> Plan | None:
@@ -120,11 +125,15 @@ def previous(directory: Path) -> Plan | None:
     three-way merge."""
     if not (directory / project.FILE).is_file():
         return None
-    found = project.load(directory, "init")
+    return plan_of(directory, project.load(directory, "init"))
+
+
+def plan_of(directory: Path, found: dict[str, Any]) -> Plan:
+    """The plan pytest-trust.yaml's settings (project.load) describe."""
     plan = resolve(found["benchmarks"], found["model"], found["base_url"], found["profile"], directory,
                    found["install"] or "pytest-trust", None)
     return replace(plan, system_prompt=found["system_prompt"], api_key_env=found["api_key_env"],
-                   install=found["install"] or "")
+                   install=found["install"] or "", target=found["target"])
 
 
 def install_requirement() -> str:

@@ -36,9 +36,10 @@ def test_holm_across_benchmarks_decides_which_regressed():
 
 
 def test_the_project_file_is_read_back_as_written_and_a_bad_one_is_one_line(tmp_path):
-    (tmp_path / project.FILE).write_text(project.render("m", ["rules"], "smoke", None))
-    assert project.load(tmp_path) == {"model": "m", "benchmarks": ["rules"], "profile": "smoke", "base_url": None,
-                                      "api_key_env": "OPENAI_API_KEY"}
+    written = {"model": "m", "benchmarks": ["rules"], "profile": "smoke", "base_url": None, "api_key_env": "KEY",
+               "system_prompt": "deploy/p.txt", "install": "pytest-trust==0.1.0", "target": "app:reply"}
+    (tmp_path / project.FILE).write_text(project.render(written))
+    assert project.load(tmp_path) == written
     for text, message in (("model: m\nmodle: x\n", "unknown key 'modle'"),
                           ("benchmarks: [rules]\n", "model: must name the model"),
                           ("model: m\nbenchmarks: rules\n", "benchmarks: must be a list")):

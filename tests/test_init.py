@@ -222,3 +222,12 @@ def test_a_re_run_merges_init_s_change_into_the_user_s_edits_and_names_what_it_c
     assert f"not merged: {flow} (your edits and init's change meet at" in out
     assert flow.read_text() == edited  # kept as the user left it
     assert f"--benchmark {SUITES[third].benchmark}" in (flow.parent / "trust.yml.init").read_text()
+
+
+def test_an_application_target_goes_into_the_project_file_and_every_command(tmp_path, capsys):
+    assert main(["init", *INSTALL, "--dir", str(tmp_path), "--benchmark", FIRST, "--target", "myapp.answer:reply"]) == 0
+    out = capsys.readouterr().out
+    assert yaml.safe_load((tmp_path / "pytest-trust.yaml").read_text())["target"] == "myapp.answer:reply"
+    record = next(r for r in _runs(_workflow(tmp_path)["jobs"]["record"]) if r.startswith("pytest "))
+    assert "--trust-target myapp.answer:reply" in record
+    assert out.count("--trust-target myapp.answer:reply") == 2  # the record and replay commands printed

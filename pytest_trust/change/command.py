@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import scaffold
 from ..benchmarks import gate_keys
 from ..errors import UsageProblem
 from ..gates import load_thresholds
@@ -25,7 +26,6 @@ from ..session import NO_RECORDINGS
 from . import git, project, summary
 from .verdict import DEFAULT_ALPHA, verdicts
 
-PACKAGE = "pytest_trust.suites"
 OK, FAILED, INTERRUPTED, USAGE = 0, 1, 2, 4
 
 
@@ -41,16 +41,6 @@ class Request:
     pytest_args: Sequence[str] = ()
 
 
-def selection(settings: dict[str, Any]) -> list[str]:
-    """pytest's arguments for the project's suites, run size and model."""
-    args = ["--pyargs", PACKAGE]
-    if settings["benchmarks"]:
-        args += ["-m", " or ".join(settings["benchmarks"])]
-    if settings["profile"]:
-        args += ["--trust-profile", settings["profile"]]
-    return args + ["--model", settings["model"]]
-
-
 def run(request: Request, write: Callable[[str], None] = print) -> int:
     """The verdict as an exit status (README, "Exit statuses"); UsageProblem for what the user must fix."""
     directory = request.directory.resolve()
@@ -58,7 +48,7 @@ def run(request: Request, write: Callable[[str], None] = print) -> int:
     root = git.repository_root(directory)
     sha = git.resolve(request.base, root)
     alpha = _alpha(directory, settings["model"])
-    chosen = selection(settings)
+    chosen = [*scaffold.plan_of(directory, settings).selection, "--model", settings["model"]]
     report, markdown = (directory / request.report), (directory / request.markdown)
     base_report = report.with_name(f"{report.stem}-base{report.suffix}")
     base_report.unlink(missing_ok=True)

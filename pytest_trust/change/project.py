@@ -20,6 +20,7 @@ KEYS = {  # key -> what it holds, for the file's comments and for a bad key's me
     "api_key_env": f"the variable holding the endpoint's key (default {DEFAULT_KEY_ENV})",
     "system_prompt": "the deployment's prompt file, sent by conftest.py's hook (init --system-prompt)",
     "install": "the pip requirement the workflow installs pytest-trust with (init --install)",
+    "target": "your application as the target, module:function (init --target; --trust-target)",
 }
 
 
@@ -57,7 +58,7 @@ def load(directory: Path, command: str = "check") -> dict[str, Any]:
     suites = settings["benchmarks"]
     if suites is not None and (not isinstance(suites, list) or not all(isinstance(s, str) for s in suites)):
         raise UsageProblem(f"{command}: {path}: benchmarks: must be a list of suite names (e.g. [rules]), or left out")
-    for key in ("profile", "base_url", "api_key_env", "system_prompt", "install"):
+    for key in ("profile", "base_url", "api_key_env", "system_prompt", "install", "target"):
         if settings[key] is not None and not isinstance(settings[key], str):
             raise UsageProblem(f"{command}: {path}: {key}: must be a string, not {settings[key]!r}")
     settings["api_key_env"] = settings["api_key_env"] or DEFAULT_KEY_ENV
