@@ -40,6 +40,10 @@ def test_the_project_file_is_read_back_as_written_and_a_bad_one_is_one_line(tmp_
                "system_prompt": "deploy/p.txt", "install": "pytest-trust==0.1.0", "target": "app:reply"}
     (tmp_path / project.FILE).write_text(project.render(written))
     assert project.load(tmp_path) == written
+    long = {**written, "base_url": "http://127.0.0.1:18190/v1,http://127.0.0.1:18191/v1",  # past the comments' column
+            "install": "pytest-trust @ git+https://github.com/you/pytest-trust@COMMIT"}
+    (tmp_path / project.FILE).write_text(project.render(long))
+    assert project.load(tmp_path) == long
     for text, message in (("model: m\nmodle: x\n", "unknown key 'modle'"),
                           ("benchmarks: [rules]\n", "model: must name the model"),
                           ("model: m\nbenchmarks: rules\n", "benchmarks: must be a list")):

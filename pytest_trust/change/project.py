@@ -32,7 +32,7 @@ def render(values: dict[str, Any]) -> str:
         value = values.get(key)
         text = f"{key}: {yaml.safe_dump(value, default_flow_style=True, width=10_000).strip().removesuffix('...').strip()}"
         line = text if value is not None else f"# {key}:"
-        lines.append(f"{line:<40}# {what}")
+        lines.append(f"{line:<39} # {what}")  # a space before "#" always: without one YAML reads it as the value's
     return "\n".join(lines) + "\n"
 
 
