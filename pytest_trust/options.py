@@ -126,6 +126,8 @@ def add_options(parser: pytest.Parser) -> None:
                     help="Perspective API requests per minute when scoring live (default 60, its default quota)")
     for setting in SETTINGS.values():  # the benchmarks' own choices, each defaulting to what upstream ran
         group.addoption(setting.flag, **_setting_option(setting))
+        if setting.path:
+            parser.addini(setting.ini, f"{setting.help}; relative to the rootdir", default=None)
     parser.addini("trust_model", "default model name for pytest-trust suites", default=None)
     parser.addini("trust_data", "benchmark data mirror, relative to the rootdir; used when the directory exists "
                   "(--trust-data and $PYTEST_TRUST_DATA come first)", default=None)
@@ -135,6 +137,8 @@ def add_options(parser: pytest.Parser) -> None:
 
 
 def _setting_option(setting: Setting) -> dict[str, Any]:
+    if setting.path:
+        return {"default": None, "metavar": "FILE", "help": setting.help}
     if isinstance(setting.default, bool):
         return {"action": "store_true", "default": setting.default, "help": setting.help}
     if isinstance(setting.default, int):
@@ -200,7 +204,8 @@ class RunConfig:
     def deviations(self) -> dict[str, Any]:
         """Settings that differ from the upstream-faithful defaults, and the deployment's system prompt (the
         benchmarks' protocols send none)."""
-        deviations = {k: v for k, v in self.settings.items() if k in SETTINGS and SETTINGS[k].default != v}
+        deviations = {k: v for k, v in self.settings.items()
+                      if k in SETTINGS and not SETTINGS[k].path and SETTINGS[k].default != v}
         if self.system_prompt is not None:
             deviations["system_prompt" if self.system_prompt.prompt_only else "deployment"] = \
                 self.system_prompt.describe()
@@ -240,8 +245,9 @@ class RunConfig:
             raise pytest.UsageError(f"--trust-timeout must be a positive number of seconds, not {opt('trust_timeout')}")
         if opt("trust_retries") < 0:
             raise pytest.UsageError(f"--trust-retries must be 0 or more, not {opt('trust_retries')}")
-        for setting in SETTINGS.values():
-            problem = setting.problem(opt(setting.dest))
+        settings = {key: setting_value(config, setting, here, rootdir) for key, setting in SETTINGS.items()}
+        for key, setting in SETTINGS.items():
+            problem = setting.problem(settings[key])
             if problem:
                 raise pytest.UsageError(problem)
         if opt("trust_concurrency") < 1:
@@ -291,7 +297,7 @@ class RunConfig:
             record_mode=mode,
             cassettes_given=bool(opt("trust_cassettes")),
             recorded_only=bool(opt("trust_recorded_only")),
-            settings={**{key: opt(setting.dest) for key, setting in SETTINGS.items()},
+            settings={**settings,
                       "toxicity_scorer": scorers.resolve_name(opt("trust_toxicity_scorer"))},
             perspective_rpm=opt("trust_perspective_rpm"),
             allow_partial=bool(opt("trust_partial")),
@@ -305,6 +311,18 @@ class RunConfig:
             html=resolve_path(here, opt("trust_html")),
             markdown=resolve_path(here, opt("trust_markdown")),
         )
+
+
+def setting_value(config: pytest.Config, setting: Setting, here: Path, rootdir: Path) -> Any:
+    """A setting's value; for a file, its path as given (option, then ini option) or the default file if it is
+    there, else None."""
+    value = config.getoption(setting.dest)
+    if not setting.path:
+        return value
+    given = resolve_path(here, value) or resolve_path(rootdir, config.getini(setting.ini))
+    if given is not None:
+        return str(given)
+    return str(rootdir / setting.default) if (rootdir / setting.default).is_file() else None
 
 
 def parse_shard(value: str | None) -> tuple[int, int] | None:

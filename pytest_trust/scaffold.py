@@ -189,8 +189,10 @@ def files(plan: Plan) -> dict[Path, str]:
     """Every file init writes, by path (relative to the current folder), and its text."""
     d = plan.directory
     workflow = plan.workflow_root / WORKFLOW if plan.workflow_root != d.resolve() else d / WORKFLOW
+    starters = {d / name: text for b in ([] if plan.everything else plan.benchmarks)  # a benchmark named by --benchmark
+                for name, text in BENCHMARKS[b].starter_files.items()}
     return {d / project.FILE: project.render(plan.settings()), d / "conftest.py": conftest(plan.system_prompt), d / "thresholds.yaml": thresholds(plan),
-            d / "cassettes" / "README.md": cassettes_readme(plan), workflow: workflow_yaml(plan)}
+            d / "cassettes" / "README.md": cassettes_readme(plan), workflow: workflow_yaml(plan), **starters}
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,8 @@ def test_every_built_in_suite_is_its_benchmark_s_and_every_setting_defaults_to_u
         assert all(suite.benchmark == name and suite.marker for suite in benchmark.suites)
     assert {s.key: s.default for s in SETTINGS.values()} == {
         "rules_keep_reminders": False, "rules_v1_system_instructions": False, "ood_scoring": "v1.0",
-        "advglue_protocol": "paper", "dt_samples": 25, "privacy_understanding": "paper", "privacy_score": "paper"}
+        "advglue_protocol": "paper", "dt_samples": 25, "privacy_understanding": "paper", "privacy_score": "paper",
+        "rules": "trust_rules.yaml"}  # custom_rules' file: the project's own input, not an upstream choice
 
 
 def test_a_benchmark_whose_name_suite_or_setting_clashes_is_refused():

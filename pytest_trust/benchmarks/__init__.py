@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import UsageProblem
 from ..plugins_installed import load_group
-from . import rules, rules_detection, rules_v1
+from . import custom_rules, rules, rules_detection, rules_v1
 from .decodingtrust import adv_demonstration, advglue, fairness, machine_ethics, ood, privacy, stereotype, toxicity
 from .spec import Benchmark, Setting, Suite
 
@@ -21,7 +21,7 @@ ENTRY_POINTS = "pytest_trust.benchmarks"
 # Registry order is the order of markers, options, the report's settings and `pytest-trust import decodingtrust`.
 BUILT_IN: tuple[Benchmark, ...] = tuple(package.BENCHMARK for package in (
     rules, rules_detection, rules_v1, ood, advglue, adv_demonstration, machine_ethics, fairness, toxicity,
-    stereotype, privacy))
+    stereotype, privacy, custom_rules))
 
 BENCHMARKS: dict[str, Benchmark] = {}
 SUITES: dict[str, Suite] = {}

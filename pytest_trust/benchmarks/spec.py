@@ -59,6 +59,11 @@ class Setting:
     help: str
     choices: tuple[str, ...] = ()  # for a text setting; a bool setting is a flag, an int one takes a number
     minimum: int | None = None  # for an int setting
+    # A file of the project's (``default`` its name in the rootdir): the option takes a path from where pytest runs,
+    # the ini option ``trust_<key>`` one from the rootdir; the value is the file's path, or None when neither was
+    # given and the default file is absent. The project's own input, never a deviation from upstream.
+    path: bool = False
+    check: Callable[[Any], str | None] | None = None  # why a value cannot be used (a file's content), or None
 
     @property
     def flag(self) -> str:
@@ -73,7 +78,12 @@ class Setting:
         """Why ``value`` cannot be used (choices are checked by the option parser itself)."""
         if self.minimum is not None and value < self.minimum:
             return f"{self.flag} must be {self.minimum} or more, not {value}"
-        return None
+        return self.check(value) if self.check is not None else None
+
+    @property
+    def ini(self) -> str:
+        """The ini option of a ``path`` setting."""
+        return "trust_" + self.key
 
 
 @dataclass(frozen=True)
@@ -156,6 +166,8 @@ class Benchmark:
     # by default its first score-level key (one dot: ``<name>.score``).
     headline: tuple[str, ...] = ()
     suffix_attack: SuffixAttack | None = None  # the cases ``pytest-trust attack gcg`` optimises a suffix on
+    # Files ``pytest-trust init --benchmark <name>`` writes for the project to start from: path in the project -> text.
+    starter_files: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suites", tuple(replace(suite, benchmark=self.name) for suite in self.suites))
