@@ -338,6 +338,8 @@ def _init(args: argparse.Namespace) -> int:
     print(f"pytest-trust init: {chosen}; model {plan.model}")
     for outcome in outcomes:
         print(f"{outcome.status}: {outcome.path}" + (f" ({outcome.detail})" if outcome.detail else ""))
+    for note in scaffold.notes(plan):
+        print(f"note: {note}")
     where = "" if plan.directory == Path(".") else f"cd {shlex.quote(str(plan.directory))}\n"
     print(f"\nnext{', in ' + str(plan.directory) if where else ''}:")
     for n, (what, command) in enumerate(scaffold.next_commands(plan), 1):

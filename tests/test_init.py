@@ -231,3 +231,10 @@ def test_an_application_target_goes_into_the_project_file_and_every_command(tmp_
     record = next(r for r in _runs(_workflow(tmp_path)["jobs"]["record"]) if r.startswith("pytest "))
     assert "--trust-target myapp.answer:reply" in record
     assert out.count("--trust-target myapp.answer:reply") == 2  # the record and replay commands printed
+
+
+def test_a_local_endpoint_stays_out_of_the_workflow_and_init_says_so(tmp_path, capsys):
+    assert main(["init", *INSTALL, "--dir", str(tmp_path), "--base-url", "http://127.0.0.1:8080/v1"]) == 0
+    assert "note: --base-url http://127.0.0.1:8080/v1 is a local address no CI runner reaches" in capsys.readouterr().out
+    record = next(r for r in _runs(_workflow(tmp_path)["jobs"]["record"]) if r.startswith("pytest "))
+    assert "--trust-base-url" not in record and "127.0.0.1" not in (tmp_path / ".github/workflows/trust.yml").read_text()
