@@ -167,9 +167,9 @@ def _cannot_install(why: str) -> UsageProblem:
 def notes(plan: Plan) -> list[str]:
     """What the user should know of what init wrote: an endpoint the workflow leaves out."""
     if plan.base_url and not _reachable(plan.base_url):
-        return [f"--base-url {plan.base_url} is a local address no CI runner reaches: the workflow's record job "
+        return [(f"--base-url {plan.base_url} is a local address no CI runner reaches: the workflow's record job "
                 "records from the client's default endpoint (give it a reachable --base-url, or set "
-                "OPENAI_BASE_URL in the workflow)"]
+                "OPENAI_BASE_URL in the workflow)")]
     return []
 
 
