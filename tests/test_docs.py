@@ -260,6 +260,8 @@ def scratch(tmp_path_factory, data_dir) -> dict[str, Path]:
         (where / "myapp").mkdir()  # docs/your-application.md's application, for --trust-target
         (where / "myapp" / "__init__.py").write_text("")
         (where / "myapp" / "answer.py").write_text("def reply(messages, params):\n    return 'I cannot help.'\n")
+    from pytest_trust.benchmarks.custom_rules import STARTER
+    (project / "trust_rules.yaml").write_text(STARTER)  # docs/custom-rules.md's `pytest-trust init --benchmark custom_rules`
     report = tmp_path_factory.mktemp("report") / "report.json"
     done = subprocess.run([sys.executable, "-m", "pytest", "suites/", "-m", "rules", "--trust-limit", "1",
                            "--trust-recorded-only", "--block-network", "-q", "--tb=no", "-p", "no:cacheprovider",
