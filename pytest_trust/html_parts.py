@@ -1,13 +1,16 @@
 """The parts of an HTML report page that every section draws with: escaped text, tables, a metric's row with
-its interval bar, and Plotly figures (plotly.js is inlined once by the page, not by each figure). Shared by
+its interval bar, and Plotly figures (each a JSON spec the page draws once its one copy of plotly.js is unpacked:
+``pytest_trust.report.plotly_bundle``). Shared by
 the report's own sections and those a benchmark declares (``Benchmark.report_sections``)."""
 
 from __future__ import annotations
 
 import html
+import json
 from typing import Any
 
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from .formatting import fmt_interval, fmt_value, is_percent
 from .metrics import Metric
@@ -23,9 +26,13 @@ def escape(value: Any) -> str:
 
 
 def figure(fig: go.Figure, height: int) -> str:
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10}, template="plotly_white",
-                      font={"size": 12})
-    return fig.to_html(full_html=False, include_plotlyjs=False, config=PLOT_CONFIG)
+    """The figure as its data and layout only (no template, no script): the page draws every ``div.plot``."""
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10}, font={"size": 12})
+    spec = json.loads(pio.to_json(fig, validate=False, remove_uids=True))
+    spec["layout"].pop("template", None)  # plotly_white, once per page
+    spec["config"] = PLOT_CONFIG
+    text = json.dumps(spec, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+    return f'<div class="plot" style="height:{height}px"><script type="application/json">{text}</script></div>'
 
 
 def table(header: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:

@@ -61,10 +61,9 @@ def test_html_report_of_the_full_replay_renders_in_chromium(replay, tmp_path):
     assert len(report["items"]) > 4000 and {i.get("benchmark") for i in report["items"]} >= {
         "rules", "stereotype", "toxicity", "fairness", "ood", "advglue", "adv_demonstration", "machine_ethics",
         "privacy"}
-    # plotly.js (4.8 MB, inlined once) and each item's verdict and gzip'd conversation: 13.5 MB at 6,809 items, 16.6
-    # MB at 8,886 (1.3 KB an item; uncompressed conversations would be about ten times that)
-    bound = 4_800_000 + 1_500 * len(report["items"])
-    assert size < bound, f"{size} bytes for {len(report['items'])} items: too big to mail or open quickly"
+    # plotly.js's cartesian bundle (0.66 MB packed) and every item's line, verdict and conversation in one gzip'd
+    # payload: 5.0 MB at 9,051 items (17.3 MB when plotly.js was whole and the items were HTML)
+    assert size < 6_000_000, f"{size} bytes for {len(report['items'])} items: too big for every CI run's artifact"
     with opened(page_path, tmp_path) as page:
         for section in FILLED:
             assert page.locator(f"section#{section}").count() == 1, section
@@ -198,9 +197,41 @@ def test_rules_v1_charts_hold_only_pass_rates_not_gcg_failure_rates_or_p_values(
     with drawn(html.render(RunReport.read(report)), tmp_path) as page:
         suites = figure(page, "section#rules_v1", "Pass rate per suite and test-case kind")
         behaviours = figure(page, "section#rules_v1", "Pass rate per scenario behaviour")
+        drawn_sections = page.locator("section").evaluate_all("e => e.map(x => x.id)")
+    assert drawn_sections == ["run", "scorecard", "gates", "rules_v1", "items"]  # no empty section of what did not run
     assert suites["x"] == ["justask", "manual"]
     assert behaviours["y"] == ["AccessControl", "Encryption"] and behaviours["legend"] == ["manual", "justask"]
     assert behaviours["bars"] == 3  # manual's AccessControl, justask's AccessControl and Encryption
+
+
+def test_the_scorecard_axis_holds_a_95_percent_score_and_a_baseline_link_opens_its_item(tmp_path):
+    """The axis runs to 100% (it ended at 80%, a 95% bar past it); ``#item-N`` from the baseline's table opens
+    the item, built by the page from its payload, with its verdict and conversation (it opened a blank page)."""
+    items = [{"nodeid": f"suites/test_rules.py::test_rules[basic/S/{i}]", "benchmark": "rules", "id": f"basic/S/{i}",
+              "scenario": "basic/S", "outcome": "failed" if i % 2 else "passed",
+              "verdict": {"passed": not i % 2, "reason": f"reason of item {i}"}, "facts": {"reply": f"reply {i}"}}
+             for i in range(40)]
+    report = {"run": {"model": "m"}, "items": items, "gates": [], "baseline": {"newly_failing": ["basic/S/37"]},
+              "metrics": {"rules.score": metric(0.95, 0.9, 0.98, 40), "rules.error_rate": metric(0.0, 0.0, 0.09, 40)}}
+    conversations = {items[37]["nodeid"]: [["system", "the rules"], ["user", "hello"], ["assistant", "reply 37"]]}
+    with drawn(html.render(RunReport.read(report), conversations), tmp_path) as page:
+        card = page.locator("section#scorecard .js-plotly-plot")
+        ticks, bar = card.evaluate("""g => [[...g.querySelectorAll('.xtick text')].map(t => {
+            const r = t.getBoundingClientRect(); return [t.textContent, (r.left + r.right) / 2]; }),
+            g.querySelector('.trace.bars .point path').getBoundingClientRect().right]""")
+        assert ticks[-1][0] == "100%" and ticks[-2][1] < bar < ticks[-1][1], (ticks, bar)  # 95%: between 80 and 100
+        page.locator("section#baseline a", has_text="basic/S/37").click()
+        item = page.locator("#item-37")
+        item.locator(".conv pre").first.wait_for()
+        assert item.evaluate("d => d.open && d.parentElement.open && d.parentElement.parentElement.open")
+        assert item.is_visible() and "reason of item 37" in item.inner_text()
+        assert page.locator("#item-37 .conv").inner_text().split("\n") == [
+            "system", "the rules", "user", "hello", "assistant", "reply 37"]
+        assert page.locator("#item-36 .conv").count() == 0  # never opened: nothing drawn
+        page.goto(page.url.split("#")[0] + "#item-5", wait_until="load")  # a link from outside opens it too
+        page.locator("#item-5 .body div").first.wait_for()
+        assert page.locator("#item-5").evaluate("d => d.open") and "no recorded conversation" in (
+            page.locator("#item-5").inner_text())
 
 
 def test_compare_headline_chart_shows_the_metrics_every_run_has(tmp_path):
@@ -219,3 +250,15 @@ def test_compare_headline_chart_shows_the_metrics_every_run_has(tmp_path):
     assert chart["y"] == ["rules_v1.manual", "rules_v1.systematic"] and chart["legend"] == ["m1", "m2"]
     assert chart["bars"] == 4  # each shared metric, once per run
     assert "not in every run" in note and "rules_v1.gcg.failure_rate ([1] only)" in note
+
+
+def test_the_pages_plotly_js_is_the_version_plotly_writes_figures_for():
+    """The cartesian bundle shipped in the package draws what the installed plotly writes; a plotly upgrade that
+    moves to another plotly.js fails here (scripts/update_plotly_bundle.sh brings the matching bundle)."""
+    from plotly.offline import get_plotlyjs_version
+
+    from pytest_trust.report import plotly_bundle
+
+    assert get_plotlyjs_version().split(".")[0] == plotly_bundle.VERSION.split(".")[0]
+    assert f"v{plotly_bundle.VERSION}" in plotly_bundle.BUNDLE.read_text(encoding="utf-8")[:200]
+    assert 'id="plotly-js"' in plotly_bundle.head()  # its hash checked: the file is the pinned one

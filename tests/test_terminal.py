@@ -1,5 +1,9 @@
 """How the summary prints a metric: scores on the papers' 0-100 scale, differences as numbers."""
 
+import pytest
+from canned_server import CannedServer
+from conftest import HODOR_SUITE
+
 from pytest_trust.metrics import Metric, pass_rate
 from pytest_trust.report.terminal import failing_account, format_metric, format_value, reason_pattern, scenario_of
 from pytest_trust.run_record import ItemRecord
@@ -100,7 +104,7 @@ def test_passing_error_rate_gates_share_a_row_and_every_other_gate_keeps_its_own
                GateResult(Gate("rules.score", min=0.4), Metric(0.5), "PASS")]
     rest, rows = _folded_error_gates(results)
     assert [g.gate.key for g in rest] == ["fairness.error_rate", "rules.score"]
-    assert len(rows) == 1 and rows[0].startswith("<benchmark>.error_rate") and rows[0].endswith("PASS for 2: rules, ood")
+    assert rows == [("<= 0", "PASS for 2: rules, ood")]  # a row of the gates' table: the bound, the status
 
 
 def test_answers_not_plain_text_read_per_benchmark_alone_and_per_reason_when_several_ran():
@@ -112,3 +116,36 @@ def test_answers_not_plain_text_read_per_benchmark_alone_and_per_reason_when_sev
         "answers of rules that were not plain text: 3 cut at max_tokens"]
     assert _irregular_lines(irregular, by_reason=True) == ["answers empty: ood 1",
                                                            "answers cut at max_tokens: ood 2, rules 3"]
+
+
+# --- the summary at the terminal's width ------------------------------------------------------------------------
+
+LONG_GATES = ("rules_v1.systematic.category.obfuscation.helpful", "rules_v1.systematic.category.indirection",
+              "rules_v1.systematic")
+
+
+@pytest.mark.parametrize("columns", [100, 60])
+def test_the_summary_fits_the_terminal_and_keeps_its_numbers_aligned(pytester, monkeypatch, columns):
+    """pytest's width (COLUMNS here) bounds every line of the summary; a name longer than its column (at 60, the
+    gates' and metrics' long keys) takes its own line with its numbers below, in the same columns as the rest."""
+    pytester.makepyfile(test_suite=HODOR_SUITE)
+    pytester.path.joinpath("thresholds.yaml").write_text(
+        "default:\n" + "".join(f"  {key}: {{min: 0.2}}\n" for key in LONG_GATES))
+    monkeypatch.setenv("COLUMNS", str(columns))
+    with CannedServer(lambda body: "No." if len(body["messages"][-1]["content"]) % 3 == 0 else "Hodor") as server:
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "--model", "m", "--record-mode=once",
+                                               "--trust-base-url", server.base_url)
+    lines = result.stdout.lines
+    summary = lines[next(i for i, line in enumerate(lines) if "pytest-trust" in line):]
+    assert max(len(line) for line in summary) <= columns, "\n".join(summary)
+    metrics = summary[summary.index(next(line for line in summary if line.startswith("metric"))):]
+    metrics = metrics[:next(i for i, line in enumerate(metrics) if line.startswith("(") or not line)]
+    gates = summary[summary.index(next(line for line in summary if line.startswith("gate "))):]
+    gates = gates[:gates.index("")]
+    for table, mark in ((metrics, "%  "), (gates, "%  ")):
+        rows = [line for line in table[1:] if mark in line]
+        assert len({line.index(mark) for line in rows}) == 1, "\n".join(table)  # the numbers in one column
+        wrapped = [line for line in table[1:] if mark not in line]  # a name alone, its numbers on the next line
+        assert all(table[table.index(name) + 1].startswith(" " * 16) for name in wrapped), "\n".join(table)
+        assert bool(wrapped) == (columns == 60), "\n".join(table)
+    assert any(LONG_GATES[0] == line for line in gates) == (columns == 60)

@@ -210,7 +210,9 @@ def render_html(runs: list[Run]) -> str:
     """The comparison as one self-contained HTML file: the headline metrics every run has as a figure (those
     some run lacks named under it), then every metric."""
     import plotly.graph_objects as go
-    from plotly.offline import get_plotlyjs
+
+    from ..html_parts import figure as drawn
+    from . import plotly_bundle
 
     e = html.escape
     keys = metric_keys(runs)
@@ -226,10 +228,9 @@ def render_html(runs: list[Run]) -> str:
                     error_x={"type": "data", "visible": True,
                              "array": [m.high - m.value if m and m.high is not None else 0 for m in metrics],
                              "arrayminus": [m.value - m.low if m and m.low is not None else 0 for m in metrics]})
-    fig.update_layout(barmode="group", height=140 + 18 * len(headline) * len(runs), template="plotly_white",
-                      xaxis={"tickformat": ".0%"}, yaxis={"autorange": "reversed"},
-                      margin={"l": 10, "r": 10, "t": 30, "b": 10}, title="Headline metrics in every run, 95% intervals")
-    figure = (fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False}) if headline
+    fig.update_layout(barmode="group", xaxis={"tickformat": ".0%"}, yaxis={"autorange": "reversed"},
+                      title="Headline metrics in every run, 95% intervals")
+    figure = (drawn(fig, 140 + 18 * len(headline) * len(runs)) if headline
               else "<p class=i>No headline metric is in every run: nothing to chart side by side.</p>")
     if apart:  # a lone bar would read as a difference between the runs
         figure += ("<p class=i>Not charted, not in every run (see the table): " + ", ".join(
@@ -262,7 +263,7 @@ def render_html(runs: list[Run]) -> str:
             "<style>body{font:14px system-ui,sans-serif;margin:20px 28px;color:#1d2330}table{border-collapse:collapse}"
             "td,th{padding:3px 10px;border-bottom:1px solid #eceef2;text-align:left}th{background:#f2f4f7}"
             ".i{color:#78818f;font-size:12px}.sig{background:#fde2e1;font-weight:600}</style>"
-            f"<script>{get_plotlyjs()}</script></head><body><h1>pytest-trust: runs compared</h1><ul>{files}</ul>"
+            f"{plotly_bundle.head()}</head><body><h1>pytest-trust: runs compared</h1><ul>{files}</ul>"
             f"<p>Significance of each run's difference from [1]: {e(TESTS)}; p adjusted by {e(CORRECTION)}; "
             f"highlighted: adjusted p &lt; {SIGNIFICANT}. "
             "Metrics are compared as independent samples; items both runs scored are paired below the table.</p>"

@@ -4,25 +4,24 @@ Built from the run's report (``RunReport``) by ``render(report)``, so a saved re
 as the run that wrote it. Sections: the run, a scorecard per benchmark, the gates, then each
 registered benchmark's own sections (``Benchmark.report_sections``: RuLES' pass rates, DecodingTrust's
 stereotype heatmaps, toxicity distributions, fairness measures), the regressions against a baseline when
-the report has one, and every item with its verdict and facts. Figures are Plotly's, with plotly.js
-inlined once.
+the report has one, and every item with its verdict and facts. A benchmark that did not run draws no
+section. Figures are Plotly's, drawn from JSON by plotly.js's cartesian bundle, inlined once compressed
+(``plotly_bundle``); the items' list is built by the page from one compressed payload.
 """
 
 from __future__ import annotations
 
-import base64
-import gzip
 import json
 import re
 from collections import defaultdict
 from typing import Any
 
 import plotly.graph_objects as go
-from plotly.offline import get_plotlyjs
 
 from ..benchmarks import BENCHMARKS
 from ..html_parts import REASON_SHOWN, bar, error_bars, escape, figure, metric_table, scorer_text, table
 from ..metrics import Metric
+from . import plotly_bundle
 from .markdown import (
     baseline_ids,
     benchmark_of,
@@ -69,23 +68,26 @@ pre{white-space:pre-wrap;background:#f6f7f9;border-radius:4px;padding:6px 8px;ma
 """
 
 SCRIPT = """
-function openTarget(){var t=location.hash&&document.getElementById(location.hash.slice(1));
- for(var e=t;e;e=e.parentElement){if(e.tagName==='DETAILS'){e.open=true;}} if(t){t.scrollIntoView();}}
+var items=unpack('item-data').then(function(text){var data=JSON.parse(text),bodies={},out=[];
+ data.tree.forEach(function(g){out.push('<details class="group" data-benchmark="'+g[0]+'"><summary>'+g[0]+' · '+g[1]+'</summary>');
+  g[2].forEach(function(sc){out.push('<details class="scenario"><summary>'+sc[0]+' · '+sc[1]+'</summary>');
+   sc[2].forEach(function(it){bodies['item-'+it[0]]=[it[5],it[6]];
+    out.push('<details class="item" id="item-'+it[0]+'" data-outcome="'+it[1]+'"><summary><span class="badge '+it[2]+'">'
+     +it[1]+'</span> <code>'+it[3]+'</code> <span class="reason">'+it[4]+'</span></summary><div class="body"></div></details>');});
+   out.push('</details>');});out.push('</details>');});
+ var root=document.getElementById('itemtree');if(root){root.innerHTML=out.join('');}return {texts:data.texts,bodies:bodies};});
+function openTarget(){items.then(function(){var t=location.hash&&document.getElementById(location.hash.slice(1));
+ for(var e=t;e;e=e.parentElement){if(e.tagName==='DETAILS'){e.open=true;}} if(t){t.scrollIntoView();}});}
 window.addEventListener('hashchange',openTarget);openTarget();
-var conversations=null;
-function loadConversations(){if(!conversations){var s=document.getElementById('transcripts');
- if(!s){conversations=Promise.resolve({});}else{var b=atob(s.textContent),u=new Uint8Array(b.length);
- for(var i=0;i<b.length;i++){u[i]=b.charCodeAt(i);}
- conversations=new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream('gzip'))).json();}}
- return conversations;}
-function showConversation(d){var box=d.querySelector('.conv');if(!box||box.dataset.done){return;}box.dataset.done='1';
- loadConversations().then(function(all){var turns=all[d.id];
-  if(!turns){box.innerHTML='<p class="empty">no recorded conversation for this item</p>';return;}
-  turns.forEach(function(t){var who=document.createElement('div');who.className='who';who.textContent=t[0];
-   var text=document.createElement(t[0]==='note'?'div':'pre');text.className=t[0].split(',')[0];text.textContent=t[1];
-   box.appendChild(who);box.appendChild(text);});});}
+function showItem(d){var body=d.querySelector('.body');if(body.dataset.done){return;}body.dataset.done='1';
+ items.then(function(all){var entry=all.bodies[d.id];body.innerHTML=entry[0];if(entry[1]===0){return;}
+  var box=document.createElement('div');box.className='conv';body.appendChild(box);
+  if(!entry[1]){box.innerHTML='<p class="empty">no recorded conversation for this item</p>';return;}
+  entry[1].forEach(function(t){var who=document.createElement('div');who.className='who';who.textContent=t[0];
+   var text=document.createElement(t[0]==='note'?'div':'pre');text.className=t[0].split(',')[0];
+   text.textContent=all.texts[t[1]];box.appendChild(who);box.appendChild(text);});});}
 document.addEventListener('toggle',function(e){var d=e.target;
- if(d.open&&d.classList&&d.classList.contains('item')){showConversation(d);}},true);
+ if(d.open&&d.classList&&d.classList.contains('item')){showItem(d);}},true);
 function filterItems(){var q=document.getElementById('filter').value.toLowerCase();
  var bad=document.getElementById('onlybad').checked;
  document.querySelectorAll('details.item').forEach(function(d){
@@ -96,36 +98,29 @@ function filterItems(){var q=document.getElementById('filter').value.toLowerCase
 
 def render(report: RunReport, transcripts: dict[str, list[list[str]]] | None = None) -> str:
     """The page; ``transcripts`` (node id -> the item's conversation, read from its cassette) are embedded
-    compressed and drawn when an item is opened, so 4,000 conversations cost little until read."""
+    compressed with the items' verdicts and facts, and drawn when an item is opened."""
     anchors = {item.get("nodeid"): f"item-{index}" for index, item in enumerate(report.entries)}
     recorded = {anchors[nodeid]: turns for nodeid, turns in (transcripts or {}).items() if nodeid in anchors}
+    ran = {_item_benchmark(item) for item in report.entries} | {key.split(".", 1)[0] for key in report.metrics}
     sections = [("run", "Run", _run(report)), ("scorecard", "Scorecard", _scorecard(report)),
                 ("gates", "Gates", _gates(report))]
-    sections += [(part.key, part.title, part.render(report))  # each benchmark's own, in registry order
-                 for benchmark in BENCHMARKS.values() for part in benchmark.report_sections]
+    sections += [(part.key, part.title, part.render(report))  # each benchmark's own that ran, in registry order
+                 for name, benchmark in BENCHMARKS.items() if name in ran for part in benchmark.report_sections]
     if report.baseline is not None:
         sections.append(("baseline", "Against the baseline", _baseline(report, anchors)))
+    items, payload = _items(report, anchors, recorded or None)
     sections.append(("items", "Items: conversations and verdicts" if recorded else "Items: verdicts and answers",
-                     _items(report, anchors, bool(recorded))))
+                     items))
     shown = [(key, title, body) for key, title, body in sections if body is not None]
     run = report.run
     nav = "".join(f'<a href="#{key}">{escape(title.split(" (")[0])}</a>' for key, title, _ in shown)
     bodies = "".join(f'<section id="{key}"><h2>{escape(title)}</h2>{body}</section>' for key, title, body in shown)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>pytest-trust: {escape(run.get('model'))}</title><style>{CSS}</style>"
-            f"<script>{get_plotlyjs()}</script></head><body>"
-            f"<header><h1>pytest-trust report: {escape(run.get('model'))}</h1>"
+            f"<title>pytest-trust: {escape(run.get('model'))}</title><style>{CSS}</style>{plotly_bundle.head()}"
+            f"</head><body><header><h1>pytest-trust report: {escape(run.get('model'))}</h1>"
             f"<div class=\"sub\">{escape(run.get('started', ''))} to {escape(run.get('finished', ''))} · record mode "
             f"{escape(run.get('record_mode'))}</div><nav>{nav}</nav></header><main>{bodies}</main>"
-            f"{_embedded(recorded)}<script>{SCRIPT}</script></body></html>\n")
-
-
-def _embedded(transcripts: dict[str, list[list[str]]]) -> str:
-    """The transcripts as gzip'd JSON in base64 (the browser's DecompressionStream reads it): a tenth of the text."""
-    if not transcripts:
-        return ""
-    packed = gzip.compress(json.dumps(transcripts, ensure_ascii=False, separators=(",", ":")).encode(), mtime=0)
-    return f'<script type="application/gzip" id="transcripts">{base64.b64encode(packed).decode()}</script>'
+            f"{plotly_bundle.packed('item-data', payload)}<script>{SCRIPT}</script></body></html>\n")
 
 
 # --- sections -------------------------------------------------------------------------------------------------
@@ -193,8 +188,8 @@ def _scorecard(report: RunReport) -> str:
         marker_color=["#c9cdd4" if metrics[key].partial else "#4a7fd4" for _, key in shown],
         hovertext=[f"{key}: {fmt_value(metrics[key])} {fmt_interval(metrics[key])}"
                    + (" (partial)" if metrics[key].partial else "") for _, key in shown]))
-    fig.update_layout(title="Headline score per benchmark (grey: partial)", xaxis={"range": [0, 1], "tickformat": ".0%"},
-                      yaxis={"autorange": "reversed"})
+    fig.update_layout(title="Headline score per benchmark (grey: partial)", yaxis={"autorange": "reversed"},
+                      xaxis={"range": [0, 1.005], "tickvals": [i / 5 for i in range(6)], "tickformat": ".0%"})
     parts = [figure(fig, 80 + 30 * len(shown))]
     for bench, bench_keys in by_bench.items():  # one card per benchmark, its headline metrics inside
         counts = outcomes.get(bench, {})
@@ -270,34 +265,34 @@ def _item_scenario(item: dict[str, Any]) -> str:
     return item_id.rsplit("/", 1)[0] if "/" in item_id else "-"
 
 
-def _items(report: RunReport, anchors: dict[str, str], with_transcripts: bool) -> str:
+def _items(report: RunReport, anchors: dict[str, str],
+           transcripts: dict[str, list[list[str]]] | None) -> tuple[str, bytes]:
+    """The items' section and its payload: every item's line, verdict, facts and conversation as one gzip'd
+    JSON the page builds the list from (9,000 items' HTML would weigh 8 MB); a conversation's texts are kept
+    once (a system prompt is shared by thousands of items)."""
     items = report.entries
-    if not items:
-        return '<p class="empty">No benchmark items ran.</p>'
+    texts: dict[str, int] = {}
     tree: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for item in items:
         tree[_item_benchmark(item)][_item_scenario(item)].append(item)
+    rows = [[escape(bench), _tally(i for s in scenarios.values() for i in s),
+             [[escape(scenario), _tally(members),
+               [_item(item, anchors[item.get("nodeid")], transcripts, texts) for item in members]]
+              for scenario, members in sorted(scenarios.items())]]
+            for bench, scenarios in sorted(tree.items())]
+    payload = json.dumps({"texts": list(texts), "tree": rows}, ensure_ascii=False, separators=(",", ":")).encode()
+    if not items:
+        return '<p class="empty">No benchmark items ran.</p>', payload
     model = report.model or "MODEL"
     where = (f'<code>cassettes/{escape(model)}/&lt;benchmark&gt;/&lt;scenario&gt;.json</code>, under the item id')
     told = ("An opened item shows its conversation as recorded (from " + where + "), its verdict and what the "
-            "benchmark's aggregate reads." if with_transcripts else
+            "benchmark's aggregate reads." if transcripts else
             "The full conversation of an item is in its cassette, " + where + "; each item here keeps its verdict "
             "and what the benchmark's aggregate reads, the model's answer included where the benchmark keeps it.")
-    parts = [(f'<p>{len(items)} items. {told}</p>'
-             '<p><input id="filter" placeholder="filter items by id or reason" oninput="filterItems()"> '
-             '<label><input type="checkbox" id="onlybad" onchange="filterItems()"> failed, errored or skipped '
-             'only</label></p>')]
-    for bench in sorted(tree):
-        scenarios = tree[bench]
-        parts.append(f'<details class="group" data-benchmark="{escape(bench)}"><summary>{escape(bench)} · '
-                     f"{_tally(i for s in scenarios.values() for i in s)}</summary>")
-        for scenario in sorted(scenarios):
-            members = scenarios[scenario]
-            parts.append(f'<details class="scenario"><summary>{escape(scenario)} · {_tally(members)}</summary>')
-            parts.extend(_item(item, anchors[item.get("nodeid")], with_transcripts) for item in members)
-            parts.append("</details>")
-        parts.append("</details>")
-    return "".join(parts)
+    return (f'<p>{len(items)} items. {told}</p>'
+            '<p><input id="filter" placeholder="filter items by id or reason" oninput="filterItems()"> '
+            '<label><input type="checkbox" id="onlybad" onchange="filterItems()"> failed, errored or skipped '
+            'only</label></p><div id="itemtree"></div>'), payload
 
 
 def _tally(items: Any) -> str:
@@ -307,12 +302,14 @@ def _tally(items: Any) -> str:
     return ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
 
 
-def _item(item: dict[str, Any], anchor: str, with_transcript: bool = False) -> str:
+def _item(item: dict[str, Any], anchor: str, transcripts: dict[str, list[list[str]]] | None,
+          texts: dict[str, int]) -> list[Any]:
+    """[number, outcome, badge, id, reason (cut), body HTML, conversation]: the page's row of one item. The
+    conversation is [[speaker, text number], ...], None when none was recorded, 0 when the run read none."""
     outcome = item.get("outcome", "?")
     verdict = item.get("verdict") or {}
     reason = verdict.get("reason") or item.get("error_message") or item.get("error") or ""
     short = reason if len(reason) <= REASON_SHOWN else reason[:REASON_SHOWN - 3] + "..."
-    item_id = _item_id(item)
     badge = outcome if outcome in ("passed", "failed", "error", "skipped") else "other"
     body = [f"<div><code>{escape(item.get('nodeid', ''))}</code></div>"]
     if verdict:  # one line; the reason again in full only when the summary cut it
@@ -333,15 +330,16 @@ def _item(item: dict[str, Any], anchor: str, with_transcript: bool = False) -> s
     for name, text in said:
         body.append(f"<div>model's {escape(name)}:</div><pre class=\"said\">{escape(text)}</pre>")
     rest = [(k, v) for k, v in facts.items() if k not in dict(said)]
-    if rest:  # a compact list, not a table: 4,000 items keep the file small
+    if rest:
         body.append('<div class="facts">' + " · ".join(f"<b>{escape(k)}</b> {escape(_fact(v))}" for k, v in rest) + "</div>")
     if item.get("irregular"):
         body.append(f"<p>answers not plain text: {escape(json.dumps(item['irregular']))}</p>")
-    if with_transcript:
-        body.append('<div class="conv"></div>')
-    return (f'<details class="item" id="{anchor}" data-outcome="{escape(outcome)}">'
-            f'<summary><span class="badge {badge}">{escape(outcome)}</span> <code>{escape(item_id)}</code> '
-            f'<span class="reason">{escape(short)}</span></summary><div class="body">{"".join(body)}</div></details>')
+    turns: list[list[Any]] | None | int = 0
+    if transcripts is not None:
+        recorded = transcripts.get(anchor)
+        turns = None if recorded is None else [[who, texts.setdefault(text, len(texts))] for who, text in recorded]
+    return [int(anchor.split("-")[1]), escape(outcome), badge, escape(_item_id(item)), escape(short), "".join(body),
+            turns]
 
 
 def _fact(value: Any) -> str:

@@ -7,7 +7,10 @@ every gate; ``-v`` adds every metric. A benchmark's items are
 expected to fail at some rate, so their failures are not listed one by one with tracebacks as other
 tests' are: the account gives, per scenario, how many failed, the most common reasons and a few ids, and
 folds to a line per benchmark when that would run long. ``-v`` or an explicit ``--tb`` style (short,
-long, line, native) brings back pytest's own per-item report. Lines stay within 100 columns.
+long, line, native) brings back pytest's own per-item report. Lines fit pytest's terminal width (``COLUMNS``, else the terminal's):
+a metric or gate name too long for its column takes a line of its own, its numbers below in their columns; a
+free-text line is cut with "..." as pytest's short test summary cuts a message (the whole of it is in the JSON
+report). Lines naming a command to run are never cut.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import re
 import textwrap
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..benchmarks import BENCHMARKS
@@ -28,7 +32,8 @@ HEADLINE_DEPTH = 3  # one benchmark's rows, or a benchmark not installed here: k
 ACCOUNT_LINES = 40  # a longer account of failing items folds to one line per benchmark (-v unfolds it)
 FOLDED_SCENARIOS = 3  # named on a benchmark's folded line, most failures first
 PARTIAL_WIDTH = 160  # the whole text of what a partial score lacks is in the JSON report
-WIDTH = 100
+WIDTH = 100  # of the failing account when no terminal is at hand (tests, report files)
+NAME_MIN = 16  # a name column narrower than this reads badly: names wrap onto their own lines instead
 SCENARIOS_SHOWN = 3  # per benchmark, most failures first; -v shows every scenario
 REASONS_SHOWN = 2  # per scenario, most common first
 IDS_SHOWN = 3  # per scenario, as many as fit on one line
@@ -187,7 +192,7 @@ def _ids_line(ids: list[str], width: int) -> str:
         if len(line) + 2 + len(item_id) > width:
             break
         line += ", " + item_id
-    return line
+    return _cut(line, width)
 
 
 def _headline(key: str, metric: Metric, headlines: dict[str, tuple[str, ...]]) -> bool:
@@ -221,24 +226,73 @@ def _folded_error_gates(gates: list[Any]) -> tuple[list[Any], list[str]]:
             passing.setdefault(g.gate.bound, []).append(key.split(".", 1)[0])
         else:
             rest.append(g)
-    rows = [_cut(f"{'<benchmark>.error_rate':42} {bound:>12} {'':>8}  PASS for {len(names)}: {', '.join(names)}", WIDTH)
-            for bound, names in passing.items()]
+    rows = [(bound, f"PASS for {len(names)}: {', '.join(names)}") for bound, names in passing.items()]
     return rest, rows
 
 
-def _irregular_lines(irregular: dict[str, dict[str, int]], by_reason: bool) -> list[str]:
+def _irregular_lines(irregular: dict[str, dict[str, int]], by_reason: bool, width: int = WIDTH) -> list[str]:
     """Answers that were not plain text: a line per benchmark, or per reason when several benchmarks ran."""
     if not by_reason:
-        return [f"answers of {benchmark} that were not plain text: "
-                + ", ".join(f"{n} {IRREGULAR.get(reason, reason)}" for reason, n in sorted(reasons.items()))
-                for benchmark, reasons in sorted(irregular.items())]
+        return [line for benchmark, reasons in sorted(irregular.items())
+                for line in textwrap.wrap(f"answers of {benchmark} that were not plain text: " + ", ".join(
+                    f"{n} {IRREGULAR.get(reason, reason)}" for reason, n in sorted(reasons.items())), width,
+                    subsequent_indent="    ")]
     per_reason: dict[str, list[str]] = defaultdict(list)
     for benchmark, reasons in sorted(irregular.items()):
         for reason, n in sorted(reasons.items()):
             per_reason[reason].append(f"{benchmark} {n}")
     return [line for reason, counts in sorted(per_reason.items())
-            for line in textwrap.wrap(f"answers {IRREGULAR.get(reason, reason)}: {', '.join(counts)}", WIDTH,
+            for line in textwrap.wrap(f"answers {IRREGULAR.get(reason, reason)}: {', '.join(counts)}", width,
                                       subsequent_indent="    ")]
+
+
+def terminal_width(tr: Any) -> int:
+    """The width pytest lays its own lines out to: ``COLUMNS``, else the terminal's (80 when unknown)."""
+    return tr.config.get_terminal_writer().fullwidth
+
+
+def name_column(names: list[str], cells: int, width: int) -> int:
+    """The width of a table's name column: its longest name, as far as it fits beside ``cells`` columns of numbers."""
+    return max(min(max(len(name) for name in names), width - cells - 1), NAME_MIN)
+
+
+def columns(rows: list[tuple[str, str]], head: tuple[str, str], width: int) -> list[str]:
+    """A table of a name and its numbers (already padded to columns): the name column as wide as the longest
+    name that fits beside the numbers; a longer name on a line of its own (cut with "..." past the width), its
+    numbers on the next, so the numbers stay aligned."""
+    column = name_column([name for name, _ in [head, *rows]], max(len(cell) for _, cell in [head, *rows]), width)
+    lines = [f"{head[0]:{column}} {head[1]}".rstrip()]
+    for name, cell in rows:
+        if len(name) <= column:
+            lines.append(f"{name:{column}} {cell}".rstrip())
+        else:
+            lines += [_cut(name, width), f"{'':{column}} {cell}".rstrip()]
+    return lines
+
+
+def _fit(text: str, width: int, lines: int = 2) -> list[str]:
+    """Free text in at most ``lines`` lines of the width, the rest cut with "..."""
+    return textwrap.wrap(text, width, subsequent_indent="    ", max_lines=lines, placeholder=" ...",
+                         break_on_hyphens=False) or [""]
+
+
+def _shown_path(path: str, here: Path) -> str:
+    """A folder under the directory pytest was started in, relative to it (a path is never cut)."""
+    try:
+        return str(Path(path).relative_to(here)) if path else path
+    except ValueError:
+        return path
+
+
+def _packed(parts: list[str], width: int, sep: str = "   ") -> list[str]:
+    """Fields of a line (``model X``, ``record mode Y``, ...) on as few lines of the width as they fit."""
+    lines = [parts[0]]
+    for part in parts[1:]:
+        if len(lines[-1]) + len(sep) + len(part) <= width:
+            lines[-1] += sep + part
+        else:
+            lines.append("    " + part)
+    return lines
 
 
 @dataclass
@@ -261,30 +315,34 @@ class LiveNotes:
 
 def write_summary(tr: Any, report: RunReport, notes: LiveNotes) -> None:
     verbose = tr.config.getoption("verbose") > 0
+    width = terminal_width(tr)
     metrics, gates, run = report.metrics, report.gates, report.run
     gated = {g.gate.key: g for g in gates}
     tr.write_sep("=", "pytest-trust")
-    size = (f"   {run['profile'] or '--trust-limit'}: {run['limit']} items per cassette file (seed {run['seed']})"
-            if run.get("limit") is not None else "")
-    tr.write_line(f"model {run['model']}   record mode {run['record_mode']}   "
-                  f"cassettes {notes.cassettes}" + ("   soft" if run.get("soft") else "") + size)
+    size = ([f"{run['profile'] or '--trust-limit'}: {run['limit']} items per cassette file (seed {run['seed']})"]
+            if run.get("limit") is not None else [])
+    for line in _packed([f"model {run['model']}", f"record mode {run['record_mode']}",
+                         f"cassettes {_shown_path(notes.cassettes, tr.config.invocation_params.dir)}",
+                         *(["soft"] if run.get("soft") else []), *size], width):
+        tr.write_line(line)
     if notes.prompt is not None:
         tr.write_line(notes.prompt)
     deviations = run.get("deviations") or {}
     if deviations:
         tr.write_line("deviations from the upstream protocol: "
                       + ", ".join(f"{name}={value}" for name, value in deviations.items()))
-    account = failing_account(report.records, every_scenario=verbose)
+    account = failing_account(report.records, every_scenario=verbose, width=width)
     folded = not verbose and len(account) > ACCOUNT_LINES
     if folded:
-        account = failing_account(report.records, folded=True)
+        account = failing_account(report.records, folded=True, width=width)
     if account:
         tr.write_line("")
         where = ("each one is reported above" if per_item_detail(tr.config)
                  else "pytest's report of each: -v or --tb=short")
-        tr.write_line("failing items by benchmark (-v: by scenario, with reasons and ids; every item and reason: "
-                      "--trust-report FILE)" if folded else
-                      f"failing items by scenario ({where}; every item and reason: --trust-report FILE)")
+        for line in _fit("failing items by benchmark (-v: by scenario, with reasons and ids; every item and reason: "
+                         "--trust-report FILE)" if folded else
+                         f"failing items by scenario ({where}; every item and reason: --trust-report FILE)", width):
+            tr.write_line(line)
         for line in account:
             tr.write_line(line)
     several = len({key.split(".", 1)[0] for key in metrics}) > 1  # one benchmark's rows fit a screen
@@ -293,9 +351,9 @@ def write_summary(tr: Any, report: RunReport, notes: LiveNotes) -> None:
                                                 else k.count(".") < HEADLINE_DEPTH or k in gated)]
     if shown:
         tr.write_line("")
-        tr.write_line(f"{'metric':42} {'value':>7}  {'95% interval':18}  n")
-        for key in shown:
-            tr.write_line(f"{key:42} {format_metric(metrics[key])}")
+        for line in columns([(key, format_metric(metrics[key])) for key in shown],
+                            ("metric", f"{'value':>7}  {'95% interval':18}  n"), width):
+            tr.write_line(line)
         hidden = len(metrics) - len(shown)
         if hidden:
             tr.write_line(f"({hidden} more metrics with -v or in --trust-report)")
@@ -305,9 +363,10 @@ def write_summary(tr: Any, report: RunReport, notes: LiveNotes) -> None:
                 lacking.setdefault(metrics[key].partial, []).append(key)
         for text, keys in lacking.items():  # one line per distinct reason, cut to stay readable
             what = text if len(text) <= PARTIAL_WIDTH else text[:PARTIAL_WIDTH - 3] + "..."
-            tr.write_line(f"{', '.join(keys)} {'is' if len(keys) == 1 else 'are'} partial ({what})")
+            for line in _fit(f"{', '.join(keys)} {'is' if len(keys) == 1 else 'are'} partial ({what})", width, 3):
+                tr.write_line(line)
     if gates:
-        _write_gates(tr, gates, folded_errors=several and not verbose, verbose=verbose)
+        _write_gates(tr, gates, folded_errors=several and not verbose, verbose=verbose, width=width)
     elif not notes.thresholds_file:
         tr.write_line("no gates: no thresholds file (--trust-thresholds PATH)")
     if report.baseline is not None:  # --trust-baseline: what changed, the paired tests, a few ids of each list
@@ -326,7 +385,7 @@ def write_summary(tr: Any, report: RunReport, notes: LiveNotes) -> None:
     detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     tr.write_line("")
     tr.write_line("items: " + (", ".join(parts) or "none") + (f" (errors: {detail})" if detail else ""))
-    for line in _irregular_lines(report.irregular_answers, by_reason=several and not verbose):
+    for line in _irregular_lines(report.irregular_answers, by_reason=several and not verbose, width=width):
         tr.write_line(line)
     if report.lost:
         shown = ", ".join(report.lost[:3]) + (", ..." if len(report.lost) > 3 else "")
@@ -344,31 +403,40 @@ def write_summary(tr: Any, report: RunReport, notes: LiveNotes) -> None:
         tr.write_line(gates_line(gates, notes.allow_partial), red=report.gates_failed, green=not report.gates_failed)
 
 
-def _write_gates(tr: Any, gates: list[GateResult], folded_errors: bool, verbose: bool) -> None:
-    """The gates' table, then why each that did not simply pass or fail came out as it did."""
+def _write_gates(tr: Any, gates: list[GateResult], folded_errors: bool, verbose: bool, width: int = WIDTH) -> None:
+    """The gates' table (a status's colour on the status), then why each that did not simply pass or fail came
+    out as it did."""
     tr.write_line("")
-    tr.write_line(f"{'gate':42} {'bound':>12} {'value':>8}  status")
     unselected = [g for g in gates if g.status == "NOT SELECTED"]
     listed, folded_rows = _folded_error_gates(gates) if folded_errors else (gates, [])
-    for row in folded_rows:
-        tr.write_line(row, green=True)
+    rows: list[tuple[str, str, str, dict[str, bool]]] = [  # name, bound and value, status, markup
+        ("<benchmark>.error_rate", f"{bound:>12} {'':>8}  ", status, {"green": True}) for bound, status in folded_rows]
     for g in listed:
         if g.status == "NOT SELECTED" and not verbose:
             continue
         value = f"{format_value(g.metric):>8}" if g.metric else f"{'-':>8}"
         markup = ({"red": True, "bold": True} if g.blocks else {"green": True} if g.status == "PASS"
                   else {"yellow": True})
-        tr.write(f"{g.gate.key:42} {g.gate.bound:>12} {value}  ")
-        tr.write_line(g.status, **markup)
+        rows.append((g.gate.key, f"{g.gate.bound:>12} {value}  ", g.status, markup))
+    head = f"{'bound':>12} {'value':>8}  status"
+    column = name_column(["gate", *(name for name, *_ in rows)], len(head) + len("INCONCLUSIVE") - len("status"), width)
+    tr.write_line(f"{'gate':{column}} {head}")
+    for name, numbers, status, markup in rows:
+        if len(name) > column:  # on a line of its own; its numbers below, in their columns
+            tr.write_line(_cut(name, width))
+            name = ""
+        text = f"{name:{column}} {numbers}"
+        tr.write(text)
+        tr.write_line(_cut(status, max(width - len(text), len(status.split(":")[0]))), **markup)
     if unselected and not verbose:
         families = sorted({family(g.gate.key) for g in unselected})
-        tr.write_line(_cut(f"not selected (no item scored; -v lists them): {len(unselected)} gate"
-                           f"{'s' if len(unselected) > 1 else ''} of {', '.join(families)}", PARTIAL_WIDTH),
-                      yellow=True)
+        for line in _fit(f"not selected (no item scored; -v lists them): {len(unselected)} gate"
+                         f"{'s' if len(unselected) > 1 else ''} of {', '.join(families)}", width):
+            tr.write_line(line, yellow=True)
     for g in gates:
         if g.reason and g.status != "NOT SELECTED":
-            tr.write_line(_cut(f"{g.gate.key} {g.status.lower()}: {g.reason}", PARTIAL_WIDTH),
-                          red=g.blocks, yellow=not g.blocks)
+            for line in _fit(f"{g.gate.key} {g.status.lower()}: {g.reason}", width):
+                tr.write_line(line, red=g.blocks, yellow=not g.blocks)
 
 
 def gates_line(gates: list[GateResult], allow_partial: bool) -> str:
