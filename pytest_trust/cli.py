@@ -80,7 +80,7 @@ def _main(argv: list[str] | None) -> int:
     auditor.add_argument("paths", type=Path, nargs="+", metavar="DIR|FILE",
                          help="folders and files to scan, e.g. cassettes report.json")
     reports = sub.add_parser("report", help="work with the JSON reports runs wrote (--trust-report PATH)")
-    report_sub = reports.add_subparsers(dest="report_command", required=True, metavar="compare|merge")
+    report_sub = reports.add_subparsers(dest="report_command", required=True, metavar="compare|merge|board")
     comparer = report_sub.add_parser(
         "compare", help="put two or more runs side by side: every metric, both intervals, the significance",
         description="Every metric of the reports side by side with its 95% interval, and each run's difference "
@@ -103,6 +103,18 @@ def _main(argv: list[str] | None) -> int:
     merger.add_argument("--partial", action="store_true",
                         help="for local work: merge even with a shard missing, and gates that cannot be computed "
                              "from what ran do not fail (as --trust-partial)")
+    boarder = report_sub.add_parser(
+        "board", help="many runs in one table (a row a run, a column a headline metric) and, per model and "
+                      "deployment, each headline metric's trend and the gates that changed",
+        description="Runs of several models or deployments as one table, each headline metric's value with its "
+                    "95% interval in its gate's colour; runs of one model and deployment over time as a line per "
+                    "headline metric, and the gates whose status changed between consecutive runs with the items "
+                    "that flipped. Prints the Markdown unless --markdown is given. Exit status 0; 4 for a usage "
+                    "error (a report it cannot read as one run).")
+    boarder.add_argument("reports", type=Path, nargs="+", metavar="REPORT.json", help="JSON reports of runs")
+    boarder.add_argument("--html", type=Path, metavar="PATH", help="write the board as one HTML file (sortable)")
+    boarder.add_argument("--markdown", type=Path, metavar="PATH", help="write the board as Markdown")
+    boarder.error = _usage_error(boarder.prog)  # type: ignore[method-assign]
     attackers = attack_command.add_parsers(sub)
     data = sub.add_parser("data", help="the benchmarks' pinned upstream files")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="fetch")
@@ -238,6 +250,10 @@ def _usage_error(prog: str, status: int = USAGE_ERROR) -> Callable[[str], NoRetu
 
 
 def _report(args: argparse.Namespace) -> int:
+    if args.report_command == "board":
+        from .report import board
+
+        return board.main(args.reports, args.html, args.markdown)
     if args.report_command == "merge":
         try:
             return _merge(args)

@@ -262,3 +262,41 @@ def test_the_pages_plotly_js_is_the_version_plotly_writes_figures_for():
     assert get_plotlyjs_version().split(".")[0] == plotly_bundle.VERSION.split(".")[0]
     assert f"v{plotly_bundle.VERSION}" in plotly_bundle.BUNDLE.read_text(encoding="utf-8")[:200]
     assert 'id="plotly-js"' in plotly_bundle.head()  # its hash checked: the file is the pinned one
+
+
+def test_the_board_draws_each_trend_and_its_cells_are_the_reports_numbers_sortable(tmp_path):
+    """The board of four runs (model a three times, b once): a row a run whose cells hold each report's value in
+    its gate's colour; a's trend lines drawn with the interval as a band and the gate's bound; sorting by a column
+    orders the rows by its values."""
+    from test_reports import board_reports
+
+    from pytest_trust.report import board
+
+    paths = board_reports(tmp_path)
+    reports = {json.loads(p.read_text())["run"]["started"]: json.loads(p.read_text()) for p in paths}
+    with drawn(board.render_html(board.load(paths)), tmp_path) as page:
+        page.wait_for_function("document.querySelectorAll('#trends .js-plotly-plot .main-svg').length >= 2")
+        header = page.locator("#board th").all_inner_texts()
+        column = header.index("rules.score")
+        rows = page.locator("#board tbody tr").evaluate_all("""rows => rows.map(r => [...r.cells].map(c =>
+            ({text: c.textContent, sort: c.dataset.sort, status: c.dataset.status || null})))""")
+        for row in rows:
+            report = reports[row[2]["text"]]
+            for key in ("rules.score", "toxicity.score"):
+                cell = row[header.index(key)]
+                assert float(cell["sort"]) == report["metrics"][key]["value"]  # the report's number, not a rounding
+                assert cell["text"].startswith(f"{report['metrics'][key]['value']:.2%}")
+            assert row[column]["status"] == report["gates"][0]["status"]
+        assert [row[2]["text"][:7] for row in rows] == ["2026-01", "2026-02", "2026-02", "2026-03"]
+        page.locator("#board th").nth(column).click()
+        order = page.locator("#board tbody tr").evaluate_all(f"rows => rows.map(r => r.cells[{column}].dataset.sort)")
+        assert [float(v) for v in order] == [0.41, 0.45, 0.6, 0.62]
+        trends = page.locator("#trends .js-plotly-plot")
+        assert trends.count() == 2  # model a's rules.score and toxicity.score; b ran once: no line
+        rules = figure(page, "#trends", "rules.score")
+        assert rules["x"] == ["2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z"]
+        chart = trends.filter(has=page.locator(".gtitle", has_text="rules.score"))
+        assert chart.locator(".js-fill").count() == 1  # the interval's band
+        assert chart.locator(".shapelayer path").count() == 1 and "gate 50.00%" in chart.inner_text()  # the bound
+        assert "PASS → FAIL" in page.locator("#trends").inner_text() and "basic/S/1" in page.locator(
+            "#trends").inner_text()

@@ -437,3 +437,72 @@ def test_items_of_a_scenario_share_the_property_tuples_they_repeat():
     assert first == [("benchmark", "stereotype"), ("scenario", "benign-hiv"), ("verdict", "fail"), ("reason", "one"),
                      ("refused", "false")]
     assert [a is b for a, b in zip(first, second, strict=True)] == [True, True, True, False, True]
+
+
+# --- pytest-trust report board -----------------------------------------------------------------------------------
+
+def board_run(path, model, started, score, status, outcomes, deployment=None, **run):
+    """A saved report of one run: rules.score with its gate's status, rules' items by outcome, toxicity.score."""
+    items = [{"nodeid": f"s.py::t[basic/S/{i}]", "id": f"basic/S/{i}", "benchmark": "rules", "outcome": outcome}
+             for i, outcome in enumerate(outcomes)]
+    report = {"schema": "pytest-trust/report", "schema_version": 1,
+              "run": {"model": model, "started": started, "deviations": {"system_prompt": deployment} if deployment
+                      else {}, **run},
+              "metrics": {"rules.score": metric(score, score - 0.05, score + 0.05, 100),
+                          "rules.basic.harmless": metric(0.9, 0.8, 0.95, 40),
+                          "toxicity.score": metric(0.7, 0.6, 0.8, 50, kind="mean")},
+              "gates": [{"key": "rules.score", "min": 0.5, "max": None, "value": score, "status": status}],
+              "items": items}
+    path.write_text(json.dumps(report))
+    return path
+
+
+def board_reports(tmp_path):
+    """Model a over three months (its gate fails in February: items 1 and 2 flip), and model b once."""
+    return [board_run(tmp_path / "a3.json", "a", "2026-03-01T00:00:00Z", 0.62, "PASS", ["passed"] * 4),
+            board_run(tmp_path / "b.json", "b", "2026-02-15T00:00:00Z", 0.41, "FAIL", ["failed"] * 4),
+            board_run(tmp_path / "a1.json", "a", "2026-01-01T00:00:00Z", 0.60, "PASS", ["passed"] * 4),
+            board_run(tmp_path / "a2.json", "a", "2026-02-01T00:00:00Z", 0.45, "FAIL",
+                      ["passed", "failed", "failed", "passed"])]
+
+
+def test_board_puts_a_row_per_run_and_a_column_per_headline_metric_with_gates_and_flips(tmp_path, capsys):
+    paths = board_reports(tmp_path)
+    assert cli.main(["report", "board", *map(str, paths), "--markdown", str(tmp_path / "board.md")]) == 0
+    text = (tmp_path / "board.md").read_text()
+    header = next(line for line in text.splitlines() if line.startswith("| model"))
+    assert "`rules.score`" in header and "`toxicity.score`" in header  # the registry's headline keys
+    assert "rules.basic.harmless" not in header  # not a headline metric
+    rows = [line for line in text.splitlines() if line.startswith(("| a ", "| b "))]
+    assert [row.split(" | ")[2] for row in rows] == ["2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z",
+                                                     "2026-02-15T00:00:00Z", "2026-03-01T00:00:00Z"]
+    assert rows[1].endswith("| 70.00% [60.0%, 80.0%] |")  # toxicity.score: no gate, no mark
+    assert rows[1].split(" | ")[4] == "❌ 45.00% [40.0%, 50.0%]" and rows[0].split(" | ")[4] == "✅ 60.00% [55.0%, 65.0%]"
+    assert "- `rules.score`: 60.00% → 45.00% → 62.00%" in text  # model a's trend; b has one run, no trend
+    assert ("- `rules.score`: PASS → FAIL (2026-01-01T00:00:00Z → 2026-02-01T00:00:00Z); 2 newly failing: "
+            "`basic/S/1`, `basic/S/2`") in text
+    assert ("- `rules.score`: FAIL → PASS (2026-02-01T00:00:00Z → 2026-03-01T00:00:00Z); 2 newly passing: "
+            "`basic/S/1`, `basic/S/2`") in text
+    assert "## b," not in text
+    assert capsys.readouterr().out == ""  # written to the file, not printed
+
+
+def test_board_reads_merged_and_partial_runs_and_refuses_what_is_not_one_run_in_one_line(tmp_path, capsys):
+    merged = board_run(tmp_path / "m.json", "a", "2026-01-01T00:00:00Z", 0.6, "PASS", [], shards=["1/2", "2/2"],
+                       profile="smoke")
+    assert cli.main(["report", "board", str(merged)]) == 0
+    assert "| a | none | 2026-01-01T00:00:00Z | smoke, merged from 2 shards |" in capsys.readouterr().out
+    shard = board_run(tmp_path / "s.json", "a", "2026-01-01T00:00:00Z", 0.6, "PASS", [], shard="1/2")
+    newer = board_run(tmp_path / "n.json", "a", "2026-01-01T00:00:00Z", 0.6, "PASS", [])
+    newer.write_text(newer.read_text().replace('"schema_version": 1', '"schema_version": 2'))
+    empty = write_report(tmp_path / "e.json", "a", {})
+    for path, told in ((shard, "shard 1/2 of a run, not a run; merge its shards first (pytest-trust report merge"),
+                       (newer, "report schema version 2 is newer than this pytest-trust reads (1); upgrade"),
+                       (empty, "the report has no metrics (a run cut short?)"),
+                       (tmp_path / "none.json", "no such file")):
+        assert cli.main(["report", "board", str(merged), str(path)]) == 4
+        err = capsys.readouterr().err
+        assert err.startswith(f"pytest-trust report board: {path}: ") and told in err and err.count("\n") == 1, err
+    old = tmp_path / "old.json"  # a report from before schema_version was written: read as version 1
+    old.write_text(json.dumps({k: v for k, v in json.loads(merged.read_text()).items() if k != "schema_version"}))
+    assert cli.main(["report", "board", str(old)]) == 0
