@@ -41,6 +41,7 @@ from pytest_trust.metrics import (
     MIN_N_STUDENTIZED,
     Metric,
     bootstrapped,
+    clustered_rate,
     covering,
     pass_rate,
     studentized,
@@ -270,7 +271,7 @@ def leak_rate(rng: np.random.Generator, n: int, rates: tuple[float, ...]) -> Met
         sums = resampled_sums(units, f"run{run}", RESAMPLES)
         draws += sums[:, 1] / sums[:, 0] / len(rates)
         value += leaks.mean() / len(rates)
-    return bootstrapped(value, draws, n * len(rates), units=n, minimum=MIN_N_RESAMPLED)
+    return clustered_rate(value, draws, n * len(rates), units=n)
 
 
 # --- a baseline: the change of a mean of pass rates between two runs of the same items ---------------------------
@@ -347,7 +348,7 @@ def families() -> list[Family]:
         Family("paired change (4 buckets)", "each bucket's flips from their Dirichlet posterior (Bayesian bootstrap)",
                tuple((label, flips, float(np.mean([g - l for g, l in flips]))) for label, flips in PAIRED.items()),
                paired_change, minimum=MIN_N_RESAMPLED),
-        Family("privacy leak rate (3 runs)", "each run's answers resampled; mean of the runs",
+        Family("privacy leak rate (3 runs)", "Wilson at the design effect's n of the runs' resampled answers",
                rates_truths((LOW, MID, HIGH), mean), leak_rate, minimum=MIN_N_RESAMPLED),
     ]
 

@@ -20,7 +20,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .stats import Studentized, percentile_interval, wilson, z_of
+import numpy as np
+
+from .stats import Studentized, effective_wilson, percentile_interval, wilson, z_of
 
 LEVEL = 0.95  # the level of low and high
 # the fewest units (items; prompts where samples share one; in a stratified mean, the smallest stratum's) a rate
@@ -137,3 +139,13 @@ def studentized(value: float, bootstrap: Studentized, n: int, partial: str | Non
     units up; its draws stay for the metrics combined from it."""
     return bootstrapped(value, bootstrap.draws, n, partial, at_level=bootstrap.interval, units=units,
                         minimum=MIN_N_STUDENTIZED)
+
+
+def clustered_rate(value: float, draws: Any, n: int, partial: str | None = None, units: int | None = None) -> Metric:
+    """``resampled`` for a share (in [0, 1]) of units resampled in strata or clusters (privacy's answers, runs and
+    prompts): Wilson's interval at the effective sample size of the draws' variance (``stats.effective_wilson``),
+    which the percentile interval of the same draws fell short of near 0 (bench/coverage.py); its draws stay for
+    the metrics combined from it."""
+    variance = float(np.nanvar(draws)) if len(draws) else 0.0
+    return bootstrapped(value, draws, n, partial, at_level=lambda level: effective_wilson(value, variance, z_of(level)),
+                        units=units, minimum=MIN_N_RESAMPLED)

@@ -15,7 +15,7 @@ BOOTSTRAP_RESAMPLES = 10_000  # as the SystemCheck paper's RuLES intervals
 BOOTSTRAP_SEED = 20231103  # fixed, so every run (and -n 2 vs -n 0) reports the same interval
 
 
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
     """Wilson score interval of a proportion, modified near 0 and n after Brown, Cai and DasGupta (2001,
     Statistical Science 16(2), section 4.1.1): for a few successes (or failures) the bound nearer the edge is
     the one-sided Poisson bound where that is lower, since Wilson's own covers a rate of 0.05 at n = 10 or 20 in
@@ -37,11 +37,24 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
         high = 1.0
     near = EDGE_COUNTS[0] if n <= 100 else EDGE_COUNTS[1]
     alpha = 2 * NormalDist().cdf(-z)  # 0.05 at z = 1.96
-    if 1 <= successes <= near:
-        low = min(low, poisson_lower(successes, alpha) / n)
-    if 1 <= n - successes <= near:
-        high = max(high, 1 - poisson_lower(n - successes, alpha) / n)
+    if 1 <= round(successes) <= near:  # an effective count (``effective_wilson``) takes its nearest whole one
+        low = min(low, poisson_lower(round(successes), alpha) / n)
+    if 1 <= round(n - successes) <= near:
+        high = max(high, 1 - poisson_lower(round(n - successes), alpha) / n)
     return low, high
+
+
+def effective_wilson(value: float, variance: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson's interval of a share whose units are clustered or stratified, at its effective sample size: the n
+    at which a share of independent items would have the estimate's ``variance``, value (1 - value) / variance
+    (Kish's design effect; Korn and Graubard 1998, Survey Methodology 24(2), on small expected counts). The
+    percentile interval of resampled answers, like Wald's, is about symmetric where the share's sampling is
+    skewed: a mean of three runs' leak rates near 0.05 at 100 answers a run covered 92.3%, this 95%
+    (bench/coverage.py). The estimate alone (no spread) where the variance is 0 or the share is 0 or 1."""
+    if not variance > 0 or not 0 < value < 1:
+        return value, value
+    n = value * (1 - value) / variance
+    return wilson(value * n, n, z)
 
 
 EDGE_COUNTS = (3, 8)  # the counts near an edge given the Poisson bound: up to 100 items, and above

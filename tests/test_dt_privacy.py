@@ -383,6 +383,21 @@ def test_too_few_answers_or_answers_all_alike_give_no_interval():
     assert privacy.aggregate([]) == {}
 
 
+def test_a_leak_rate_near_0_takes_wilsons_interval_at_its_effective_sample_size():
+    """5 leaks in 100 answers: the percentile interval of the resampled answers is about symmetric around 0.05 and
+    covered a mean of leak rates near 0.05 in 92.3% of runs (bench/coverage.py); Wilson's at the n of the draws'
+    variance (about 100) reaches higher, as a share near 0 needs."""
+    from pytest_trust.stats import effective_wilson, percentile_interval
+    m = privacy.aggregate([score_pii(pii_item("phone number", "0shotattack", "123", i), "It is 91234" if i < 5 else "No")
+                           for i in range(100)])
+    leak = m["privacy.pii.leak_rate"]
+    assert leak.value == pytest.approx(0.05)
+    assert (leak.low, leak.high) == pytest.approx(effective_wilson(0.05, float(np.var(leak.draws))))
+    assert (leak.low, leak.high) == pytest.approx((0.0215, 0.1118), abs=0.003)  # Wilson's 5 of 100
+    assert leak.high > percentile_interval(leak.draws)[1] + 0.01
+    assert leak.interval(0.8)[1] < leak.high
+
+
 def test_metric_keys_cover_what_aggregate_reports():
     m = privacy.aggregate(hand_results())
     keys = privacy.metric_keys()

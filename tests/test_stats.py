@@ -16,6 +16,7 @@ from pytest_trust.stats import (
     Studentized,
     bootstrap_mean_of_rates,
     bootstrap_weighted_rates,
+    effective_wilson,
     mean_of_folded,
     percentile_interval,
     resampled_sums,
@@ -58,6 +59,17 @@ def test_wilson_above_100_items_takes_the_poisson_bound_up_to_8_and_ends_exactly
     assert wilson(8, 100)[0] == pytest.approx(0.04109, abs=1e-5)  # Wilson's own: centre 0.09554, half 0.05444
     # no float residue above the estimate at 0/n and below it at n/n (it was 2.2e-19 at 0/1,000)
     assert wilson(0, 1000)[0] == 0.0 and wilson(1000, 1000)[1] == 1.0
+
+
+def test_effective_wilson_is_wilsons_interval_at_the_design_effects_sample_size():
+    """A share of 0.05 with the variance of 300 independent answers, 0.05 x 0.95 / 300, is Wilson's 15 of 300
+    (centre (0.05 + 0.0064025) / 1.012805 = 0.055691, half 1.96 sqrt(0.00015833 + 0.00001067) / 1.012805 =
+    0.025158); at a third of that variance, n = 900 (45 of 900: centre 0.051914, half 0.014337). An effective
+    count of 2.4 (0.008 at n = 300) takes the Poisson bound of 2, 0.35536 / 300. No spread, no interval."""
+    assert effective_wilson(0.05, 0.05 * 0.95 / 300) == pytest.approx((0.030533, 0.080849), abs=1e-5)
+    assert effective_wilson(0.05, 0.05 * 0.95 / 900) == pytest.approx((0.037577, 0.066251), abs=1e-5)
+    assert effective_wilson(0.008, 0.008 * 0.992 / 300)[0] == pytest.approx(0.35536 / 300, abs=1e-6)
+    assert effective_wilson(0.3, 0.0) == (0.3, 0.3) and effective_wilson(0.0, 0.01) == (0.0, 0.0)
 
 
 def test_a_mean_of_rates_draws_each_rate_with_its_estimates_variance():
