@@ -275,8 +275,8 @@ def _items(report: RunReport, anchors: dict[str, str],
     tree: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for item in items:
         tree[_item_benchmark(item)][_item_scenario(item)].append(item)
-    rows = [[escape(bench), _tally(i for s in scenarios.values() for i in s),
-             [[escape(scenario), _tally(members),
+    rows = [[escape(bench), escape(_tally(i for s in scenarios.values() for i in s)),
+             [[escape(scenario), escape(_tally(members)),
                [_item(item, anchors[item.get("nodeid")], transcripts, texts) for item in members]]
               for scenario, members in sorted(scenarios.items())]]
             for bench, scenarios in sorted(tree.items())]
