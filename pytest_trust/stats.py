@@ -345,7 +345,8 @@ class Studentized:
         a tiny standard error, whose t scaled a rate's interval down to -459 before it was cut."""
         if self.se == 0 or len(self.t) == 0:
             return self.value, self.value
-        tail = (1 - level) / 2
-        low_t, high_t = np.quantile(self.t, [tail, 1 - tail])
+        tail = (1 - level) / 2  # the (B + 1) x tail-th smallest t (Davison and Hinkley 1997, section 5.2.3): the
+        # default interpolation sits one draw inside the heavy tail of t (an EMT near 0.07 at 20 prompts: 92.35% -> 92.6%)
+        low_t, high_t = np.quantile(self.t, [tail, 1 - tail], method="weibull")
         low, high = self.value - float(high_t) * self.se, self.value - float(low_t) * self.se
         return max(low, self.bounds[0]), min(high, self.bounds[1])

@@ -206,6 +206,15 @@ def test_studentized_interval_is_the_t_interval_for_symmetric_data_and_leans_wit
     assert boot.value - low > high - boot.value  # the interval reaches further into the long tail
 
 
+
+def test_studentized_interval_takes_the_b_plus_1_times_tail_th_t():
+    """With 39 resamples the 2.5% and 97.5% points are the 1st and 39th of 40 places: the smallest and largest
+    t exactly (np.quantile's default interpolates 0.95 of the way to the 2nd, one draw inside the tail)."""
+    boot = Studentized([[0.01, 0.02, 0.02, 0.05, 0.3, 0.04, 0.03, 0.01, 0.0, 0.12]], [1.0], 0.0, "order", 39)
+    assert len(boot.t) == 39
+    assert boot.interval() == pytest.approx((boot.value - boot.t.max() * boot.se, boot.value - boot.t.min() * boot.se))
+
+
 def test_studentized_without_spread_is_its_estimate():
     boot = Studentized([[0.3] * 20], [1.0], 0.0, "same")
     assert boot.se == 0 and boot.interval() == (boot.value, boot.value) == pytest.approx((0.3, 0.3))
