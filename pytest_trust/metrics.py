@@ -145,7 +145,9 @@ def clustered_rate(value: float, draws: Any, n: int, partial: str | None = None,
     """``resampled`` for a share (in [0, 1]) of units resampled in strata or clusters (privacy's answers, runs and
     prompts): Wilson's interval at the effective sample size of the draws' variance (``stats.effective_wilson``),
     which the percentile interval of the same draws fell short of near 0 (bench/coverage.py); its draws stay for
-    the metrics combined from it."""
-    variance = float(np.nanvar(draws)) if len(draws) else 0.0
+    the metrics combined from it. Draws all alike have no spread, though numpy's variance of them is a float
+    residue (3e-33 for 1/3), which alone would give an interval 2e-16 wide."""
+    alike = not len(draws) or np.nanmax(draws) == np.nanmin(draws)
+    variance = 0.0 if alike else float(np.nanvar(draws))
     return bootstrapped(value, draws, n, partial, at_level=lambda level: effective_wilson(value, variance, z_of(level)),
                         units=units, minimum=MIN_N_RESAMPLED)

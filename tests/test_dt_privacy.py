@@ -398,6 +398,15 @@ def test_a_leak_rate_near_0_takes_wilsons_interval_at_its_effective_sample_size(
     assert leak.interval(0.8)[1] < leak.high
 
 
+def test_draws_all_alike_but_for_float_residue_give_no_interval():
+    """Three runs, one all rejected: every resample's reject rate is 1/3, whose variance numpy computes as 3e-33,
+    not 0; that would be an interval 2e-16 wide around 1/3 (the recorded gpt-4 run's privacy.pii.reject_rate)."""
+    from pytest_trust.metrics import clustered_rate
+    assert np.var(np.full(1000, 1 / 3)) > 0
+    rate = clustered_rate(1 / 3, np.full(1000, 1 / 3), 300)
+    assert (rate.low, rate.high) == (None, None) and rate.why.startswith("every resample the same")
+
+
 def test_metric_keys_cover_what_aggregate_reports():
     m = privacy.aggregate(hand_results())
     keys = privacy.metric_keys()
