@@ -41,6 +41,9 @@ ACTIONS = {"checkout": "actions/checkout@v6", "python": "actions/setup-python@v6
            "upload": "actions/upload-artifact@v6", "download": "actions/download-artifact@v7"}
 WORKFLOW = Path(".github") / "workflows" / "trust.yml"
 DATA_CACHE = "~/.cache/pytest-trust"
+# What a recording run leaves beside the cassettes and no commit should carry: journals merged at the next start,
+# the lock recording runs share.
+CASSETTES_IGNORED = "# written by pytest-trust init: a recording run's journals and lock, never committed\n*/.journal/\n*/.lock\n"
 
 # Example bodies of hooks, by name; a hook without one gets a plain ``...``.
 HOOK_EXAMPLES = {
@@ -201,7 +204,8 @@ def files(plan: Plan) -> dict[Path, str]:
     starters = {d / name: text for b in ([] if plan.everything else plan.benchmarks)  # a benchmark named by --benchmark
                 for name, text in BENCHMARKS[b].starter_files.items()}
     return {d / project.FILE: project.render(plan.settings()), d / "conftest.py": conftest(plan.system_prompt), d / "thresholds.yaml": thresholds(plan),
-            d / "cassettes" / "README.md": cassettes_readme(plan), workflow: workflow_yaml(plan), **starters}
+            d / "cassettes" / "README.md": cassettes_readme(plan), d / "cassettes" / ".gitignore": CASSETTES_IGNORED,
+            workflow: workflow_yaml(plan), **starters}
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,8 @@ def _runs(job):
 def test_init_writes_the_layout_and_prints_the_next_commands(tmp_path, capsys):
     assert main(["init", *INSTALL, "--dir", str(tmp_path), "--model", "my-model", "--profile", "smoke"]) == 0
     out = capsys.readouterr().out
-    for name in ("conftest.py", "thresholds.yaml", "cassettes/README.md", ".github/workflows/trust.yml"):
+    for name in ("conftest.py", "thresholds.yaml", "cassettes/README.md", "cassettes/.gitignore",
+                 ".github/workflows/trust.yml"):
         assert (tmp_path / name).is_file(), name
         assert f"written: {tmp_path / name}" in out
     assert "record" in out and "--record-mode=new_episodes" in out and "--block-network" in out
@@ -238,3 +239,14 @@ def test_a_local_endpoint_stays_out_of_the_workflow_and_init_says_so(tmp_path, c
     assert "note: --base-url http://127.0.0.1:8080/v1 is a local address no CI runner reaches" in capsys.readouterr().out
     record = next(r for r in _runs(_workflow(tmp_path)["jobs"]["record"]) if r.startswith("pytest "))
     assert "--trust-base-url" not in record and "127.0.0.1" not in (tmp_path / ".github/workflows/trust.yml").read_text()
+
+
+def test_a_recording_run_s_journals_and_lock_are_ignored_by_git(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert main(["init", *INSTALL, "--dir", str(tmp_path)]) == 0
+    for leftover in ("cassettes/m/.journal/run.jsonl", "cassettes/m/.lock", "cassettes/m/rules/s.json"):
+        (tmp_path / leftover).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / leftover).write_text("{}")
+    listed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "cassettes"], cwd=tmp_path,
+                            capture_output=True, text=True, check=True).stdout
+    assert "cassettes/m/rules/s.json" in listed and ".journal" not in listed and ".lock" not in listed
