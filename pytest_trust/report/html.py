@@ -6,7 +6,8 @@ registered benchmark's own sections (``Benchmark.report_sections``: RuLES' pass 
 stereotype heatmaps, toxicity distributions, fairness measures), the regressions against a baseline when
 the report has one, and every item with its verdict and facts. A benchmark that did not run draws no
 section. Figures are Plotly's, drawn from JSON by plotly.js's cartesian bundle, inlined once compressed
-(``plotly_bundle``); the items' list is built by the page from one compressed payload.
+(``plotly_bundle``); the items' list is built by the page from one compressed payload, a scenario's items
+when it is opened (or a filter or a link needs them).
 """
 
 from __future__ import annotations
@@ -68,31 +69,38 @@ pre{white-space:pre-wrap;background:#f6f7f9;border-radius:4px;padding:6px 8px;ma
 """
 
 SCRIPT = """
-var items=unpack('item-data').then(function(text){var data=JSON.parse(text),bodies={},out=[];
+var items=unpack('item-data').then(function(text){var data=JSON.parse(text),all={texts:data.texts,scen:[],item:{},where:{}},out=[];
  data.tree.forEach(function(g){out.push('<details class="group" data-benchmark="'+g[0]+'"><summary>'+g[0]+' · '+g[1]+'</summary>');
-  g[2].forEach(function(sc){out.push('<details class="scenario"><summary>'+sc[0]+' · '+sc[1]+'</summary>');
-   sc[2].forEach(function(it){bodies['item-'+it[0]]=[it[5],it[6]];
-    out.push('<details class="item" id="item-'+it[0]+'" data-outcome="'+it[1]+'"><summary><span class="badge '+it[2]+'">'
-     +it[1]+'</span> <code>'+it[3]+'</code> <span class="reason">'+it[4]+'</span></summary><div class="body"></div></details>');});
-   out.push('</details>');});out.push('</details>');});
- var root=document.getElementById('itemtree');if(root){root.innerHTML=out.join('');}return {texts:data.texts,bodies:bodies};});
-function openTarget(){items.then(function(){var t=location.hash&&document.getElementById(location.hash.slice(1));
+  g[2].forEach(function(sc){var k=all.scen.length;all.scen.push(sc[2]);
+   sc[2].forEach(function(it){all.item['item-'+it[0]]=it;all.where['item-'+it[0]]=k;});
+   out.push('<details class="scenario" data-k="'+k+'"><summary>'+sc[0]+' · '+sc[1]+'</summary></details>');});
+  out.push('</details>');});
+ var root=document.getElementById('itemtree');if(root){root.innerHTML=out.join('');}return all;});
+function build(all,d){if(d.dataset.built){return;}d.dataset.built='1';  // a scenario's items, when first needed
+ d.insertAdjacentHTML('beforeend',all.scen[d.dataset.k].map(function(it){
+  return '<details class="item" id="item-'+it[0]+'" data-outcome="'+it[1]+'"><summary><span class="badge '+it[2]+'">'
+   +it[1]+'</span> <code>'+it[3]+'</code> <span class="reason">'+it[4]+'</span></summary><div class="body"></div></details>';
+  }).join(''));}
+function buildAll(all){document.querySelectorAll('details.scenario').forEach(function(d){build(all,d);});}
+function openTarget(){items.then(function(all){var id=location.hash.slice(1);
+ if(all.where[id]!==undefined){build(all,document.querySelector('details.scenario[data-k="'+all.where[id]+'"]'));}
+ var t=id&&document.getElementById(id);
  for(var e=t;e;e=e.parentElement){if(e.tagName==='DETAILS'){e.open=true;}} if(t){t.scrollIntoView();}});}
 window.addEventListener('hashchange',openTarget);openTarget();
 function showItem(d){var body=d.querySelector('.body');if(body.dataset.done){return;}body.dataset.done='1';
- items.then(function(all){var entry=all.bodies[d.id];body.innerHTML=entry[0];if(entry[1]===0){return;}
+ items.then(function(all){var entry=all.item[d.id];body.innerHTML=entry[5];if(entry[6]===0){return;}
   var box=document.createElement('div');box.className='conv';body.appendChild(box);
-  if(!entry[1]){box.innerHTML='<p class="empty">no recorded conversation for this item</p>';return;}
-  entry[1].forEach(function(t){var who=document.createElement('div');who.className='who';who.textContent=t[0];
+  if(!entry[6]){box.innerHTML='<p class="empty">no recorded conversation for this item</p>';return;}
+  entry[6].forEach(function(t){var who=document.createElement('div');who.className='who';who.textContent=t[0];
    var text=document.createElement(t[0]==='note'?'div':'pre');text.className=t[0].split(',')[0];
    text.textContent=all.texts[t[1]];box.appendChild(who);box.appendChild(text);});});}
-document.addEventListener('toggle',function(e){var d=e.target;
- if(d.open&&d.classList&&d.classList.contains('item')){showItem(d);}},true);
-function filterItems(){var q=document.getElementById('filter').value.toLowerCase();
- var bad=document.getElementById('onlybad').checked;
+document.addEventListener('toggle',function(e){var d=e.target;if(!d.open||!d.classList){return;}
+ if(d.classList.contains('item')){showItem(d);}else if(d.classList.contains('scenario')){items.then(function(all){build(all,d);});}},true);
+function filterItems(){items.then(function(all){var q=document.getElementById('filter').value.toLowerCase();
+ var bad=document.getElementById('onlybad').checked;if(q||bad){buildAll(all);}
  document.querySelectorAll('details.item').forEach(function(d){
   var hit=(!q||d.firstChild.textContent.toLowerCase().indexOf(q)>=0)&&(!bad||d.dataset.outcome!=='passed');
-  d.classList.toggle('hidden',!hit);});}
+  d.classList.toggle('hidden',!hit);});});}
 """
 
 
