@@ -490,8 +490,12 @@ def test_board_puts_a_row_per_run_and_a_column_per_headline_metric_with_gates_an
 def test_board_reads_merged_and_partial_runs_and_refuses_what_is_not_one_run_in_one_line(tmp_path, capsys):
     merged = board_run(tmp_path / "m.json", "a", "2026-01-01T00:00:00Z", 0.6, "PASS", [], shards=["1/2", "2/2"],
                        profile="smoke")
+    saved = json.loads(merged.read_text())
+    saved["metrics"]["rules.score"]["partial"] = "not run in full: basic"  # a partial run's score, marked so
+    merged.write_text(json.dumps(saved))
     assert cli.main(["report", "board", str(merged)]) == 0
-    assert "| a | none | 2026-01-01T00:00:00Z | smoke, merged from 2 shards |" in capsys.readouterr().out
+    assert ("| a | none | 2026-01-01T00:00:00Z | smoke, merged from 2 shards | ✅ 60.00% [55.0%, 65.0%] partial |"
+            in capsys.readouterr().out)
     shard = board_run(tmp_path / "s.json", "a", "2026-01-01T00:00:00Z", 0.6, "PASS", [], shard="1/2")
     newer = board_run(tmp_path / "n.json", "a", "2026-01-01T00:00:00Z", 0.6, "PASS", [])
     newer.write_text(newer.read_text().replace('"schema_version": 1', '"schema_version": 2'))

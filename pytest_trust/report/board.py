@@ -158,7 +158,8 @@ def render_markdown(runs: list[BoardRun]) -> str:
             metric = run.report.metrics.get(key)
             gate = run.gate(key)
             mark = STATUS_MARK.get(gate.status, "") if gate else ""
-            cells.append("-" if metric is None else f"{mark} {fmt_value(metric)} {fmt_interval(metric)}".strip())
+            partial = " partial" if metric is not None and metric.partial else ""
+            cells.append("-" if metric is None else f"{mark} {fmt_value(metric)} {fmt_interval(metric)}{partial}".strip())
         lines.append(f"| {run.model} | {run.deployment} | {run.when} | {run.size} | " + " | ".join(cells) + " |")
     for (model, deployment), group in series(runs).items():
         if len(group) < 2:
