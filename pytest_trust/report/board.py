@@ -193,7 +193,7 @@ body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:20
 table{border-collapse:collapse}td,th{padding:4px 10px;border-bottom:1px solid #eceef2;text-align:left;
 vertical-align:top}th{background:#f2f4f7;cursor:pointer;user-select:none}th:after{content:' \\2195';color:#9aa1ad}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}.i{color:#5b6474;font-size:12px}
-section{margin:18px 0}.changes li{margin:4px 0}code{font-size:13px}
+td:nth-child(-n+4){white-space:nowrap}section{margin:18px 0}.changes li{margin:4px 0}code{font-size:13px}
 .grid{display:flex;flex-wrap:wrap;gap:12px}.grid>div{flex:1 1 420px;min-width:360px}
 """
 
@@ -232,7 +232,7 @@ def render_html(runs: list[BoardRun]) -> str:
     trends = "".join(_trend(model, deployment, group, columns)
                      for (model, deployment), group in series(runs).items() if len(group) > 1)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>pytest-trust board</title>"
-            f"<style>{CSS}</style>{plotly_bundle.head()}</head><body><h1>pytest-trust board: {len(runs)} runs</h1>"
+            f"<style>{CSS}</style>{plotly_bundle.head() if trends else ''}</head><body><h1>pytest-trust board: {len(runs)} runs</h1>"
             "<p>A row a run, a column a headline metric: its value and 95% interval, the cell coloured by the run's "
             "gate on it (green pass, red fail, amber inconclusive, none: not gated). Click a header to sort.</p>"
             f'<section id="board"><table class="sortable"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}'
