@@ -82,8 +82,17 @@ def test_the_workflow_installs_pytest_trust_from_where_it_came(monkeypatch, orig
     assert scaffold.install_requirement() == requirement
 
 
-def test_a_local_install_makes_init_ask_for_install(tmp_path, capsys):
-    assert main(["init", "--dir", str(tmp_path)]) == 2  # this checkout is an editable install
+def test_a_local_install_makes_init_ask_for_install(tmp_path, capsys, monkeypatch):
+    from pytest_trust import scaffold
+
+    class Editable:  # as pip records `pip install -e /work/pytest-trust` (PEP 610); the real one may be shadowed
+        version = "0.1.0"  # by a build's egg-info in the checkout, so the test does not depend on it
+
+        def read_text(self, name):
+            return json.dumps({"url": "file:///work/pytest-trust", "dir_info": {"editable": True}})
+
+    monkeypatch.setattr(scaffold, "distribution", lambda name: Editable())
+    assert main(["init", "--dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "editable install of" in err and "pass --install SPEC" in err
     assert not any(tmp_path.iterdir())

@@ -359,13 +359,14 @@ def test_a_subprocess_started_elsewhere_sees_the_same_mirror():
 
 def test_the_trust_data_ini_option_is_taken_from_the_rootdir_and_a_missing_mirror_is_a_usage_error(pytester,
                                                                                                   monkeypatch):
-    if mirror() is None:
+    found = mirror()  # before the variable goes: without it, only an ini option beside the checkout finds one
+    if found is None:
         pytest.skip("no data mirror: set PYTEST_TRUST_DATA")
     import subprocess
     import sys
 
     monkeypatch.delenv("PYTEST_TRUST_DATA", raising=False)
-    (pytester.path / "mirror").symlink_to(mirror())
+    (pytester.path / "mirror").symlink_to(found)
     pytester.makeini("[pytest]\ntrust_data = mirror\n")
     pytester.makepyfile(test_suite=RULES_SUITE)
     (pytester.path / "cassettes" / "canned" / "rules").mkdir(parents=True)
