@@ -61,6 +61,13 @@ def pytest_configure(config: pytest.Config) -> None:
     _CONFIG[:] = [config]
 
 
+@pytest.fixture(autouse=True)
+def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runs the tests start report at 240 columns, so a test of what a line says reads it whole; a test of
+    how the summary fits a narrow terminal sets COLUMNS itself (tests/test_terminal.py)."""
+    monkeypatch.setenv("COLUMNS", "240")
+
+
 def mirror() -> Path | None:
     """The data mirror, found the one way the product finds it (pytest_trust.options.data_place): --trust-data,
     else $PYTEST_TRUST_DATA, else the trust_data ini option (pyproject.toml: ../shared/data) when it exists."""
