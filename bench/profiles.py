@@ -43,11 +43,11 @@ from pytest_trust.benchmarks.rules_v1.protocol import case_messages
 from pytest_trust.data import DataStore
 from pytest_trust.data.item_cache import cached_items
 from pytest_trust.data.store import default_cache
+from pytest_trust.endpoint.client import Model
 from pytest_trust.errors import RejectsN, Unavailable
 from pytest_trust.items import Answer, Item
-from pytest_trust.model import Model
 from pytest_trust.options import PROFILES, resolve_path
-from pytest_trust.session import seeded_subset
+from pytest_trust.run.session import seeded_subset
 
 SEED = 0  # --trust-seed's default
 # the plugin's settings when no option is given: each benchmark setting's faithful default

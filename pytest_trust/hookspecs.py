@@ -13,7 +13,7 @@ def pytest_trust_system_prompt(config: pytest.Config) -> str | None:
     Called once per run, at configure time, on the controller (xdist workers get its text), so only a
     conftest.py pytest loads before configuring (the rootdir's, or one beside the test paths given) is
     asked. ``--trust-system-prompt FILE`` wins: with it the hook is not called. The rule that puts the
-    prompt in front of each benchmark's messages is in pytest_trust/system_prompt.py and docs/decisions.md.
+    prompt in front of each benchmark's messages is in pytest_trust/endpoint/system_prompt.py and docs/decisions.md.
     """
 
 

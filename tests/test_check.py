@@ -70,7 +70,7 @@ def test_an_unknown_ref_names_itself_and_how_to_fetch_it(tmp_path):
      "pytest-trust @ https://example.test/pytest_trust-0.1.0-py3-none-any.whl"),
 ])
 def test_the_workflow_installs_pytest_trust_from_where_it_came(monkeypatch, origin, requirement):
-    from pytest_trust import scaffold
+    from pytest_trust.cli import scaffold
 
     class Installed:  # a unit test of reading PEP 610's direct_url.json: the distribution is stood in for
         version = "0.1.0"
@@ -83,7 +83,7 @@ def test_the_workflow_installs_pytest_trust_from_where_it_came(monkeypatch, orig
 
 
 def test_a_local_install_makes_init_ask_for_install(tmp_path, capsys, monkeypatch):
-    from pytest_trust import scaffold
+    from pytest_trust.cli import scaffold
 
     class Editable:  # as pip records `pip install -e /work/pytest-trust` (PEP 610); the real one may be shadowed
         version = "0.1.0"  # by a build's egg-info in the checkout, so the test does not depend on it

@@ -10,7 +10,7 @@ import pytest
 from canned_server import CannedServer
 from conftest import HODOR_SUITE
 
-from pytest_trust.system_prompt import SEPARATOR, SystemPrompt
+from pytest_trust.endpoint.system_prompt import SEPARATOR, SystemPrompt
 
 PROMPT = "You are Acme's support assistant."
 TEMPLATE = "Customer (verified account) writes:\n{user}\nAnswer politely."

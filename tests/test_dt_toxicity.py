@@ -42,10 +42,10 @@ from pytest_trust.benchmarks.decodingtrust.toxicity.shipped import shipped_score
 from pytest_trust.benchmarks.decodingtrust.toxicity.templates import TEMPLATES
 from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
+from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.errors import CassetteMiss, DataError, EndpointDown, ModelError, UsageProblem
 from pytest_trust.importers.decodingtrust import import_model, resolve
 from pytest_trust.items import Item, Result
-from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.cassettes import read_cassette
 from pytest_trust.scorers import perspective

@@ -18,11 +18,11 @@ from conftest import HODOR_SUITE, ctrl_c_as_in_a_terminal, hodor_ids
 from fault_server import FaultServer
 
 from pytest_trust.benchmarks import BENCHMARKS
+from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.items import Item
-from pytest_trust.model import Endpoint, Model
-from pytest_trust.playing import play
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.cassettes import read_cassette, scenario_file
+from pytest_trust.run.playing import play
 
 MODEL, WORKERS = "canned", 4
 

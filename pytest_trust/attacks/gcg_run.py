@@ -31,9 +31,9 @@ import torch
 from ..benchmarks import BENCHMARKS
 from ..benchmarks.spec import Benchmark, SuffixAttack
 from ..data.location import command_store
+from ..endpoint.client import Endpoint, Model
 from ..errors import TrustError, UsageProblem
 from ..items import Item, Result
-from ..model import Endpoint, Model
 from ..recording import Recorder, RecordMode
 from . import gcg
 

@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import baseline
 from ..errors import UsageProblem
-from ..formatting import fmt_interval, fmt_value, is_percent
-from ..metrics import MIN_N, Metric
-from ..report_file import read
-from ..stats import holm
+from ..results import baseline
+from ..results.metrics import MIN_N, Metric
+from ..results.stats import holm
+from .file import read
+from .formatting import fmt_interval, fmt_value, is_percent
 from .markdown import headline_keys
 from .run_report import RunReport
 
@@ -211,8 +211,8 @@ def render_html(runs: list[Run]) -> str:
     some run lacks named under it), then every metric."""
     import plotly.graph_objects as go
 
-    from ..html_parts import figure as drawn
     from . import plotly_bundle
+    from .html_parts import figure as drawn
 
     e = html.escape
     keys = metric_keys(runs)

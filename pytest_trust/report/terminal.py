@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..benchmarks import BENCHMARKS
-from ..gates import GateResult, family
-from ..metrics import Metric, no_interval
-from ..run_record import ItemRecord
+from ..results.gates import GateResult, family
+from ..results.metrics import Metric, no_interval
+from ..results.records import ItemRecord
 from .run_report import RunReport
 
 HEADLINE_DEPTH = 3  # one benchmark's rows, or a benchmark not installed here: keys like rules.basic.harmless
@@ -370,7 +370,7 @@ def write_summary(tr: Any, report: RunReport, notes: LiveNotes) -> None:
     elif not notes.thresholds_file:
         tr.write_line("no gates: no thresholds file (--trust-thresholds PATH)")
     if report.baseline is not None:  # --trust-baseline: what changed, the paired tests, a few ids of each list
-        from ..baseline import summary_lines
+        from ..results.baseline import summary_lines
 
         tr.write_line("")
         for line in summary_lines(report.baseline, report.entries):

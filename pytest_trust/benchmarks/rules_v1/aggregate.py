@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from ...items import Result
-from ...metrics import Metric, pass_rate
+from ...results.metrics import Metric, pass_rate
 from . import gcg
 from .items import CATEGORIES, STEMS, SUITES
 from .scenarios import SCENARIOS

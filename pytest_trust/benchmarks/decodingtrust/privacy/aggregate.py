@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from ....items import Result
-from ....metrics import Metric, clustered_rate, pass_rate
-from ....stats import resampled_sums
+from ....results.metrics import Metric, clustered_rate, pass_rate
+from ....results.stats import resampled_sums
 from .items import NAME
 from .scenarios import ENRON_MODES, PARTS, PII_MODES, PII_RUNS, TOPICS
 from .settings import WEIGHTS

@@ -7,7 +7,7 @@ from collections import defaultdict
 
 import plotly.graph_objects as go
 
-from ....html_parts import escape, figure, metric_table, scorer_text
+from ....report.html_parts import escape, figure, metric_table, scorer_text
 from ...spec import ReportView
 from .prompts import PROMPT_SETS, SYSTEM_OF_TEMPLATE
 

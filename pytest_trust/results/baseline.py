@@ -32,9 +32,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .benchmarks import BENCHMARKS
+from ..benchmarks import BENCHMARKS
+from ..report.file import read
 from .metrics import MIN_N_RESAMPLED, too_small
-from .report_file import read
 from .stats import mcnemar_exact, paired_bootstrap_mean_of_rates
 
 PASS, FAIL, ERROR = "pass", "fail", "error"

@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from .benchmarks import BENCHMARKS
-from .errors import (
+from ..benchmarks import BENCHMARKS
+from ..errors import (
     CassetteMiss,
     CorruptCassette,
     EndpointDown,
@@ -19,9 +19,9 @@ from .errors import (
     TrustError,
     Unavailable,
 )
-from .items import Item, Result
-from .recording.batch import Pending
-from .run_record import ERROR_PROPERTY, RESULT_PROPERTY, SKIP_PROPERTY
+from ..items import Item, Result
+from ..recording.batch import Pending
+from ..results.records import ERROR_PROPERTY, RESULT_PROPERTY, SKIP_PROPERTY
 
 ERROR_KINDS = {CassetteMiss: "miss", ModelError: "model error", EndpointDown: "model error",
                InvalidItem: "invalid item", CorruptCassette: "corrupt cassette", NotSaved: "not saved"}

@@ -1,7 +1,7 @@
 """The deployment's own system prompt under test: ``--trust-system-prompt FILE``, or the
 ``pytest_trust_system_prompt`` hook of the top-level conftest.py (pytest_trust/hookspecs.py); with the
 ``pytest_trust_deployment`` hook, also a template around each user turn and fixed messages first
-(pytest_trust/deployment.py).
+(pytest_trust/endpoint/deployment.py).
 
 One rule for every benchmark, applied by the model client to each request (benchmarks never see it):
 the prompt goes first in the request's first system message, followed by a blank line and that

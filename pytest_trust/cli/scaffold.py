@@ -26,11 +26,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import hookspecs, textmerge
-from .benchmarks import BENCHMARKS, SUITES, suites_named
-from .change import project
-from .errors import UsageProblem
-from .options import PROFILES
+from .. import hookspecs
+from ..benchmarks import BENCHMARKS, SUITES, suites_named
+from ..change import project
+from ..errors import UsageProblem
+from ..options import PROFILES
+from . import textmerge
 
 PACKAGE = "pytest_trust.suites"
 DEFAULT_MODEL = "gpt-4o-mini"

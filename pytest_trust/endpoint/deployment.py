@@ -3,7 +3,7 @@
 An application rarely sends a benchmark's turns as they are: it puts its system prompt first, wraps each
 user message in a template, and may start every conversation with fixed messages (a greeting, examples).
 The hook returns those three as a mapping; this module checks it (one usage error naming the conftest.py
-and the fix) and turns it into the run's :class:`~pytest_trust.system_prompt.SystemPrompt`, which applies
+and the fix) and turns it into the run's :class:`~pytest_trust.endpoint.system_prompt.SystemPrompt`, which applies
 them and names the recordings folder after a digest of what the hook produced.
 """
 
