@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from pytest_trust.results import stats
 from pytest_trust.benchmarks.rules import aggregate, metric_keys
 from pytest_trust.items import Result, Verdict
+from pytest_trust.results import stats
 from pytest_trust.results.gates import Gate, evaluate
 from pytest_trust.results.stats import (
     BOOTSTRAP_RESAMPLES,
