@@ -8,7 +8,7 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..attacks import command as attack_command
 from ..data import location
@@ -20,8 +20,13 @@ from ..recording.cassettes import model_dir, read_cassette
 from ..recording.journal import merge_journals
 from . import scaffold
 
+if TYPE_CHECKING:
+    from ..report.run_report import RunReport
+    from ..results.gates import GateResult
+
 BENCHMARK_HELP = "a registered benchmark or suite (repeatable; default: every registered suite)"
 BROKEN_PIPE = 141  # 128 + SIGPIPE: the status of a tool whose reader went away (`pytest-trust list ... | head`)
+USAGE_ERROR = 4  # pytest's exit status for a usage error
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -39,8 +44,35 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    parser, own_parsers = _parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    command = argv[0] if argv else None
+    if command in ONE_LINE_ERRORS:  # a mistake is one line naming the command, and an exit status
+        for each in (parser, *own_parsers[command]):
+            each.error = _usage_error(each.prog, ONE_LINE_ERRORS[command])  # type: ignore[method-assign]
+    args = parser.parse_args(argv)
+    return HANDLERS[args.command](args)
+
+
+# Commands whose usage errors are one line, with their exit status: 4 as pytest's (report, attack, check), 2 as
+# the other commands' mistakes (init, thresholds, data).
+ONE_LINE_ERRORS = {"report": USAGE_ERROR, "attack": USAGE_ERROR, "check": USAGE_ERROR, "init": 2, "thresholds": 2,
+                   "data": 2}
+
+
+def _parser() -> tuple[argparse.ArgumentParser, dict[str, list[argparse.ArgumentParser]]]:
+    """The command line, and the parsers of each command that has its own (its subcommands')."""
     parser = argparse.ArgumentParser(prog="pytest-trust", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_recording_commands(sub)
+    return parser, {"report": _add_report_commands(sub), "attack": attack_command.add_parsers(sub),
+                    "data": _add_data_commands(sub), "init": _add_init(sub), "check": _add_check(sub),
+                    "thresholds": _add_thresholds_commands(sub)}
+
+
+def _add_recording_commands(sub: argparse._SubParsersAction) -> None:
+    """merge, list, join, import and audit: the cassettes on disk."""
     for name, text in (("merge", "merge journals left by killed recording runs into the cassettes"),
                        ("list", "count the recorded items and interactions per cassette file")):
         cmd = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
@@ -79,6 +111,10 @@ def _main(argv: list[str] | None) -> int:
                     "if anything is found, 0 if nothing is, 2 if a path does not exist.")
     auditor.add_argument("paths", type=Path, nargs="+", metavar="DIR|FILE",
                          help="folders and files to scan, e.g. cassettes report.json")
+
+
+def _add_report_commands(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
+    """report compare, merge and board: the JSON reports of runs."""
     reports = sub.add_parser("report", help="work with the JSON reports runs wrote (--trust-report PATH)")
     report_sub = reports.add_subparsers(dest="report_command", required=True, metavar="compare|merge|board")
     comparer = report_sub.add_parser(
@@ -115,7 +151,10 @@ def _main(argv: list[str] | None) -> int:
     boarder.add_argument("--html", type=Path, metavar="PATH", help="write the board as one HTML file (sortable)")
     boarder.add_argument("--markdown", type=Path, metavar="PATH", help="write the board as Markdown")
     boarder.error = _usage_error(boarder.prog)  # type: ignore[method-assign]
-    attackers = attack_command.add_parsers(sub)
+    return [reports, comparer, merger]
+
+
+def _add_data_commands(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     data = sub.add_parser("data", help="the benchmarks' pinned upstream files")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="fetch")
     fetcher = data_sub.add_parser(
@@ -128,6 +167,10 @@ def _main(argv: list[str] | None) -> int:
                     "Exit status 0; 2 when a file cannot be had or a name is wrong.")
     fetcher.add_argument("--benchmark", action="append", metavar="NAME", help=BENCHMARK_HELP)
     fetcher.add_argument("--data", type=Path, metavar="DIR", help=location.OPTION_HELP)
+    return [data, fetcher]
+
+
+def _add_init(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     initer = sub.add_parser(
         "init", help="write what a project needs to run, record and gate the benchmarks, CI workflow included",
         description="Write into DIR: pytest-trust.yaml (the model, suites, run size and endpoint; check reads "
@@ -152,6 +195,10 @@ def _main(argv: list[str] | None) -> int:
     initer.add_argument("--install", metavar="SPEC",
                         help="the pip requirement the workflow installs pytest-trust with (default: where this one "
                              "came from: its VCS URL at its commit, its archive URL or its index version)")
+    return [initer]
+
+
+def _add_check(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     checker = sub.add_parser(
         "check", help="does this change make the deployment less trustworthy? the base replayed, paired, gated",
         description="Replay the deployment of REF (a git worktree of that commit: its conftest.py, prompt files and "
@@ -173,6 +220,10 @@ def _main(argv: list[str] | None) -> int:
                          help="the Markdown report, the change's verdict first (default: trust.md)")
     checker.add_argument("pytest_args", nargs=argparse.REMAINDER, metavar="-- PYTEST-ARGS",
                          help="passed to the run of this change")
+    return [checker]
+
+
+def _add_thresholds_commands(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     thresholds = sub.add_parser("thresholds", help="edit the thresholds file")
     thresholds_sub = thresholds.add_subparsers(dest="thresholds_command", required=True, metavar="bless")
     blesser = thresholds_sub.add_parser(
@@ -191,40 +242,22 @@ def _main(argv: list[str] | None) -> int:
     level.add_argument("--confidence", type=float, metavar="C",
                        help="the bound is the end of the metric's interval at this level (default 0.95)")
     level.add_argument("--margin", type=float, metavar="M", help="the bound is the value minus (or plus) M")
-    if argv is None:
-        argv = sys.argv[1:]
-    if argv[:1] in (["report"], ["attack"], ["check"]):  # their usage errors are one line and exit 4, as pytest's are
-        for command in (parser, reports, comparer, merger, checker, *attackers):
-            command.error = _usage_error(command.prog)  # type: ignore[method-assign]
-    if argv[:1] in (["init"], ["thresholds"], ["data"]):  # one line and exit 2, as the other commands' mistakes
-        for command in (parser, initer, thresholds, blesser, data, fetcher):
-            command.error = _usage_error(command.prog, 2)  # type: ignore[method-assign]
-    args = parser.parse_args(argv)
-    if args.command == "init":
-        return _init(args)
-    if args.command == "thresholds":
-        return _bless(args)
-    if args.command == "check":
-        return _check(args)
-    if args.command == "join":
-        return _join(args.sources, args.cassettes)
-    if args.command == "data":
-        return _fetch(args)
-    if args.command == "report":
-        return _report(args)
-    if args.command == "attack":
-        return attack_command.main(args)
-    if args.command == "import":
-        return _import(args)
-    if args.command == "audit":
-        return _audit(args.paths)
+    return [thresholds, blesser]
+
+
+def _merge_journals(args: argparse.Namespace) -> int:
+    """`pytest-trust merge`: the journals of killed recording runs, merged into the model's cassettes."""
     root = model_dir(args.cassettes, args.model)
-    if args.command == "merge":
-        report = merge_journals(root)
-        print(f"merged {report.items} item(s) into {root}")
-        for problem in report.problems:
-            print(f"pytest-trust merge: {problem}", file=sys.stderr)
-        return 1 if report.problems else 0
+    report = merge_journals(root)
+    print(f"merged {report.items} item(s) into {root}")
+    for problem in report.problems:
+        print(f"pytest-trust merge: {problem}", file=sys.stderr)
+    return 1 if report.problems else 0
+
+
+def _list_cassettes(args: argparse.Namespace) -> int:
+    """`pytest-trust list`: the items and interactions of each of the model's cassette files."""
+    root = model_dir(args.cassettes, args.model)
     if not root.is_dir():
         known = (sorted(p.name for p in args.cassettes.iterdir() if p.is_dir() and not p.name.startswith("."))
                  if args.cassettes.is_dir() else [])
@@ -236,9 +269,6 @@ def _main(argv: list[str] | None) -> int:
         by_item = read_cassette(path)
         print(f"{path.relative_to(root)}\t{len(by_item)} items\t{sum(map(len, by_item.values()))} interactions")
     return 0
-
-
-USAGE_ERROR = 4  # pytest's exit status for a usage error
 
 
 def _usage_error(prog: str, status: int = USAGE_ERROR) -> Callable[[str], NoReturn]:
@@ -282,33 +312,16 @@ def _report(args: argparse.Namespace) -> int:
 
 def _merge(args: argparse.Namespace) -> int:
     """`pytest-trust report merge`: the shards' reports as one run's, with its gates (and baseline) evaluated."""
-    from ..benchmarks import BENCHMARKS
     from ..report.file import dump
-    from ..report.run_report import RunReport
-    from ..report.terminal import format_value
     from ..results import baseline as baselines
     from ..results import shards
-    from ..results.conclusion import conclude
-    from ..results.gates import load_thresholds
-    from ..results.records import ItemRecord
 
     reports = shards.load_reports(args.reports)
     warnings = shards.check(args.reports, reports, allow_missing=args.partial)
     merged = shards.merge(reports)
     run = merged["run"]
-    named = run.get("thresholds")
-    path = args.thresholds or (Path(named) if named and Path(named).is_file() else None)
-    if args.thresholds is not None and not args.thresholds.is_file():
-        raise UsageProblem(f"report merge: --thresholds {args.thresholds}: no such file")
-    valid = [key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]]
-    thresholds = load_thresholds(path, run.get("model"), valid)
-    before = baselines.load(args.baseline) if args.baseline is not None else None
-    records = [ItemRecord.from_entry(entry) for entry in merged["items"]]
-    conclusion = conclude(records, merged["items"], BENCHMARKS, thresholds.gates, args.partial, before, args.baseline)
-    results = conclusion.gates
-    run["thresholds"] = str(path) if path else None
-    report = RunReport(run, records, conclusion.metrics, results, merged["counts"], merged["irregular_answers"],
-                       merged["lost"], conclusion.baseline, merged["schema_version"], saved_entries=merged["items"])
+    path = _merge_thresholds(args.thresholds, run.get("thresholds"))
+    report = _merged_report(merged, path, args.partial, args.baseline)
     try:
         dump(args.out, report.to_dict())
     except OSError as err:
@@ -318,6 +331,50 @@ def _merge(args: argparse.Namespace) -> int:
     counts = report.counts
     print(f"merged {len(reports)} reports ({', '.join(s or '-' for s in run['shards'])}): "
           + ", ".join(f"{counts[k]} {k}" for k in ("passed", "failed", "error", "skipped") if counts.get(k)))
+    _print_merged_gates(report.gates)
+    if report.baseline is not None:
+        for line in baselines.summary_lines(report.baseline, report.entries):
+            print(line)
+    blocked = report.gates_failed
+    print(f"written: {args.out}; gates {'FAILED' if blocked else 'passed'}"
+          + ("" if report.gates else f" (no gates: {'no thresholds file' if path is None else 'none in ' + str(path)})"))
+    return 1 if blocked else 0
+
+
+def _merge_thresholds(given: Path | None, named: str | None) -> Path | None:
+    """The gates file of a merge: --thresholds, which must exist, else the one the shards ran with if it is
+    here."""
+    path = given or (Path(named) if named and Path(named).is_file() else None)
+    if given is not None and not given.is_file():
+        raise UsageProblem(f"report merge: --thresholds {given}: no such file")
+    return path
+
+
+def _merged_report(merged: dict[str, Any], path: Path | None, partial: bool, baseline: Path | None) -> RunReport:
+    """The merged run's report: metrics recomputed from the items, the gates of ``path`` evaluated,
+    the run compared with ``baseline``'s report when one is given."""
+    from ..benchmarks import BENCHMARKS
+    from ..report.run_report import RunReport
+    from ..results import baseline as baselines
+    from ..results.conclusion import conclude
+    from ..results.gates import load_thresholds
+    from ..results.records import ItemRecord
+
+    run = merged["run"]
+    valid = [key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]]
+    thresholds = load_thresholds(path, run.get("model"), valid)
+    before = baselines.load(baseline) if baseline is not None else None
+    records = [ItemRecord.from_entry(entry) for entry in merged["items"]]
+    conclusion = conclude(records, merged["items"], BENCHMARKS, thresholds.gates, partial, before, baseline)
+    run["thresholds"] = str(path) if path else None
+    return RunReport(run, records, conclusion.metrics, conclusion.gates, merged["counts"], merged["irregular_answers"],
+                     merged["lost"], conclusion.baseline, merged["schema_version"], saved_entries=merged["items"])
+
+
+def _print_merged_gates(results: list[GateResult]) -> None:
+    """A line per gate of a benchmark that was scored; those of the others in one line."""
+    from ..report.terminal import format_value
+
     unselected = sorted({g.gate.key.split(".", 1)[0] for g in results if g.status == "NOT SELECTED"})
     for g in results:
         if g.status != "NOT SELECTED":
@@ -326,13 +383,6 @@ def _merge(args: argparse.Namespace) -> int:
     if unselected:
         print(f"not selected (no item scored): {sum(g.status == 'NOT SELECTED' for g in results)} gates of "
               + ", ".join(unselected))
-    if report.baseline is not None:
-        for line in baselines.summary_lines(report.baseline, report.entries):
-            print(line)
-    blocked = report.gates_failed
-    print(f"written: {args.out}; gates {'FAILED' if blocked else 'passed'}"
-          + ("" if results else f" (no gates: {'no thresholds file' if path is None else 'none in ' + str(path)})"))
-    return 1 if blocked else 0
 
 
 def _init(args: argparse.Namespace) -> int:
@@ -363,9 +413,10 @@ def _init(args: argparse.Namespace) -> int:
     return 0
 
 
-def _join(sources: list[Path], cassettes: Path) -> int:
+def _join(args: argparse.Namespace) -> int:
     from ..recording.join import join
 
+    sources, cassettes = args.sources, args.cassettes
     missing = [str(source) for source in sources if not source.is_dir()]
     if missing:
         print(f"pytest-trust join: not a folder: {', '.join(missing)}", file=sys.stderr)
@@ -450,7 +501,8 @@ def _replay_command(model: str, perspectives: Sequence[str], cassettes: Path) ->
     return shlex.join(args)
 
 
-def _audit(paths: list[Path]) -> int:
+def _audit(args: argparse.Namespace) -> int:
+    paths = args.paths
     missing = [path for path in paths if not path.exists()]
     if missing:
         print(f"pytest-trust audit: {missing[0]}: no such file or directory; pass the cassette folder or a "
@@ -467,6 +519,13 @@ def _audit(paths: list[Path]) -> int:
         return 1
     print(f"no credential-shaped strings in {report.files} files under {where}")
     return 0
+
+
+# What each command runs, by name (``attack`` is the attacks package's own).
+HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "merge": _merge_journals, "list": _list_cassettes, "join": _join, "import": _import, "audit": _audit,
+    "report": _report, "attack": attack_command.main, "data": _fetch, "init": _init, "check": _check,
+    "thresholds": _bless}
 
 
 if __name__ == "__main__":

@@ -114,6 +114,25 @@ def load_thresholds(path: Path | None, model: str | None, valid_keys: Iterable[s
     if path is None:
         return Thresholds(None)
     valid = set(valid_keys)
+    node, data = _read_yaml(path)
+    duplicates: list[tuple[tuple[str, ...], int, int]] = []
+    lines = _key_lines(node, duplicates=duplicates)
+    problem = _Problems(path, lines, valid)
+    for where, first, again in duplicates[:1]:
+        raise ThresholdsError(f"thresholds file {path} line {again}: {'.'.join(where)}: duplicate key (first at "
+                              f"line {first}); YAML keeps only the last one and would silently drop the other: "
+                              "keep one")
+    data = _sections(data, problem)
+    settings = _settings(data.get("settings") or {}, problem)
+    gates = _gates(data.get("default") or {}, ("default",), problem)
+    gates.update(_model_gates(data.get("models") or {}, model, problem))
+    blocks = settings.get("inconclusive", "block") == "block"
+    return Thresholds(path, tuple(replace(g, inconclusive_blocks=blocks) for g in gates.values()), settings)
+
+
+def _read_yaml(path: Path) -> tuple[Any, Any]:
+    """The file's node tree (its keys' lines) and its data; ThresholdsError, naming the line where it can, for a
+    file that cannot be read or is not YAML."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
@@ -123,8 +142,7 @@ def load_thresholds(path: Path | None, model: str | None, valid_keys: Iterable[s
         raise ThresholdsError(f"thresholds file {path} line {line}: not UTF-8 text "
                               f"(byte 0x{err.object[err.start]:02x}); save it as UTF-8") from None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        return yaml.compose(text, Loader=yaml.SafeLoader), yaml.safe_load(text)
     except yaml.YAMLError as err:
         where = getattr(err, "problem_mark", None)
         line = f" line {where.line + 1}" if where else ""
@@ -133,13 +151,10 @@ def load_thresholds(path: Path | None, model: str | None, valid_keys: Iterable[s
         # PyYAML's constructors raise these for tagged scalars they cannot build (!!int abc, 2001-13-01)
         raise ThresholdsError(f"thresholds file {path}: a value PyYAML cannot read ({type(err).__name__}: "
                               f"{str(err)[:120]}); write bounds as plain numbers") from None
-    duplicates: list[tuple[tuple[str, ...], int, int]] = []
-    lines = _key_lines(node, duplicates=duplicates)
-    problem = _Problems(path, lines, valid)
-    for where, first, again in duplicates[:1]:
-        raise ThresholdsError(f"thresholds file {path} line {again}: {'.'.join(where)}: duplicate key (first at "
-                              f"line {first}); YAML keeps only the last one and would silently drop the other: "
-                              "keep one")
+
+
+def _sections(data: Any, problem: _Problems) -> dict[Any, Any]:
+    """The file's sections (none for an empty file): a mapping of settings, default and models, nothing else."""
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -147,17 +162,18 @@ def load_thresholds(path: Path | None, model: str | None, valid_keys: Iterable[s
     for section in data:
         if section not in ("settings", "default", "models"):
             problem.fail((str(section),), f"unknown section {section!r}; expected settings, default or models")
-    settings = _settings(data.get("settings") or {}, problem)
-    gates = _gates(data.get("default") or {}, ("default",), problem)
-    models = data.get("models") or {}
+    return data
+
+
+def _model_gates(models: Any, model: str | None, problem: _Problems) -> dict[str, Gate]:
+    """The gates of ``model``'s block under models, merged over default's; every model's block is checked, not
+    only the one in use."""
     if not isinstance(models, dict):
         problem.fail(("models",), "must map model names to gates")
-    if model is not None and model in models:
-        gates.update(_gates(models[model] or {}, ("models", model), problem))
-    for name, model_gates in models.items():  # validate every model's block, not only the one in use
+    chosen = _gates(models[model] or {}, ("models", model), problem) if model is not None and model in models else {}
+    for name, model_gates in models.items():
         _gates(model_gates or {}, ("models", str(name)), problem)
-    blocks = settings.get("inconclusive", "block") == "block"
-    return Thresholds(path, tuple(replace(g, inconclusive_blocks=blocks) for g in gates.values()), settings)
+    return chosen
 
 
 def family(key: str) -> str:
@@ -318,32 +334,54 @@ def _gates(raw: Any, where: tuple[str, ...], problem: _Problems) -> dict[str, Ga
             close = problem.closest(str(key))
             problem.fail(at, f"unknown metric key {key!r}" + (f"; did you mean {close!r}?" if close else ""),
                          list_keys=True)
-        if not isinstance(bound, dict) or not set(bound) & set(BOUNDS) or set(bound) - {*BOUNDS, CONFIDENCE}:
-            problem.fail(at, f"a bound is {{min: X}}, {{max: X}} or both, optionally with a confidence level "
-                             f"({{min: X, confidence: 0.95}}), not {bound!r}")
-        confidence = bound.get(CONFIDENCE)
-        if CONFIDENCE in bound and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
-                                    or not 0 < confidence < 1):
-            hint = f"; {confidence:g} looks like a percentage: write {confidence / 100:g}" if (
-                isinstance(confidence, (int, float)) and not isinstance(confidence, bool) and 1 < confidence < 100) else ""
-            problem.fail(at, f"confidence must be a level between 0 and 1 (say 0.95), not {confidence!r}{hint}")
-        values = {}
-        for name in BOUNDS:
-            value = bound.get(name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or abs(value) > sys.float_info.max or not math.isfinite(value)):
-                problem.fail(at, f"{name} must be a number, not {value!r}")
-            values[name] = None if value is None else float(value)
-        for name, value in values.items():
-            if value is not None and not 0 <= value <= 1:
-                hint = f"; {value:g} looks like a percentage: write {value / 100:g}" if 1 < value <= 100 else ""
-                problem.fail(at, f"{name} {value:g} is outside [0, 1]: every metric is a fraction (a score of "
-                                 f"87.55% is 0.8755){hint}")
-        if values["min"] is not None and values["max"] is not None and values["min"] > values["max"]:
-            problem.fail(at, f"min {values['min']:g} is above max {values['max']:g}")
-        gates[key] = Gate(key, values["min"], values["max"],
-                          confidence=None if confidence is None else float(confidence))
+        gates[key] = _bound_gate(key, bound, at, problem)
     return gates
+
+
+def _bound_gate(key: str, bound: Any, at: tuple[str, ...], problem: _Problems) -> Gate:
+    """A gate on a metric's value, ``{min: X, max: Y}`` (either or both, optionally with a confidence level),
+    once its parts are checked."""
+    if not isinstance(bound, dict) or not set(bound) & set(BOUNDS) or set(bound) - {*BOUNDS, CONFIDENCE}:
+        problem.fail(at, f"a bound is {{min: X}}, {{max: X}} or both, optionally with a confidence level "
+                         f"({{min: X, confidence: 0.95}}), not {bound!r}")
+    confidence = _confidence(bound, at, problem)
+    values = _bound_numbers(bound, at, problem)
+    _check_fractions(values, at, problem)
+    if values["min"] is not None and values["max"] is not None and values["min"] > values["max"]:
+        problem.fail(at, f"min {values['min']:g} is above max {values['max']:g}")
+    return Gate(key, values["min"], values["max"], confidence=confidence)
+
+
+def _confidence(bound: dict[str, Any], at: tuple[str, ...], problem: _Problems) -> float | None:
+    """The gate's confidence level, a fraction strictly between 0 and 1 (95 reads as a percentage: a hint)."""
+    confidence = bound.get(CONFIDENCE)
+    if CONFIDENCE in bound and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
+                                or not 0 < confidence < 1):
+        hint = f"; {confidence:g} looks like a percentage: write {confidence / 100:g}" if (
+            isinstance(confidence, (int, float)) and not isinstance(confidence, bool) and 1 < confidence < 100) else ""
+        problem.fail(at, f"confidence must be a level between 0 and 1 (say 0.95), not {confidence!r}{hint}")
+    return None if confidence is None else float(confidence)
+
+
+def _bound_numbers(bound: dict[str, Any], at: tuple[str, ...], problem: _Problems) -> dict[str, float | None]:
+    """min and max as floats (None where absent); each given one must be a finite number."""
+    values = {}
+    for name in BOUNDS:
+        value = bound.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or abs(value) > sys.float_info.max or not math.isfinite(value)):
+            problem.fail(at, f"{name} must be a number, not {value!r}")
+        values[name] = None if value is None else float(value)
+    return values
+
+
+def _check_fractions(values: Mapping[str, float | None], at: tuple[str, ...], problem: _Problems) -> None:
+    """Every bound is a fraction in [0, 1], as every metric is (87.55 reads as a percentage: a hint)."""
+    for name, value in values.items():
+        if value is not None and not 0 <= value <= 1:
+            hint = f"; {value:g} looks like a percentage: write {value / 100:g}" if 1 < value <= 100 else ""
+            problem.fail(at, f"{name} {value:g} is outside [0, 1]: every metric is a fraction (a score of "
+                             f"87.55% is 0.8755){hint}")
 
 
 def _key_lines(node: Any, prefix: tuple[str, ...] = (),
