@@ -28,6 +28,7 @@ from .report.junit import gate_cases, item_properties
 from .results import shards
 from .results.gates import load_thresholds
 from .results.records import INTERNAL
+from .run import services
 from .run.concurrency import Interrupted, Progress, play_ahead
 from .run.playing import play
 from .run.selection import marker_lines, split_recorded
@@ -78,14 +79,12 @@ def pytest_configure(config: pytest.Config) -> None:
     workerinput = getattr(config, "workerinput", {})
     trust = TrustSession(cfg, thresholds, workerinput.get("workerid"), workerinput.get("trust_session_id"))
     config.stash[SESSION_KEY] = trust
-    if cfg.model:  # the toxicity scorer of this session (its Perspective calls record beside the model's)
+    if cfg.model:  # the services its benchmarks need (a toxicity scorer: its calls record beside the model's)
         try:
-            trust.add_merge(scorers.configure(cfg.settings["toxicity_scorer"], cassettes=cfg.cassettes,
-                                              model=cfg.recordings,
-                                              record_mode=cfg.record_mode, rpm=cfg.perspective_rpm,
-                                              session_id=trust.recorder.session_id, worker=trust.worker or "main"))
+            trust.services, merged = services.of_run(cfg, trust.recorder.session_id, trust.worker)
         except UsageProblem as err:
             raise pytest.UsageError(str(err)) from None
+        trust.add_merge(merged)
     config.pluginmanager.register(_ReportListener(trust), "pytest-trust-reports")
     config.add_cleanup(gc.unfreeze)  # what the end of the session froze (pytest_sessionfinish): after pytest's cleanups
     _freeze_at_exit()
@@ -372,7 +371,7 @@ def _record_hint(node: pytest.Item, trust: TrustSession) -> str:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     trust = _session(session.config)
     trust.close()
-    merged = scorers.finish(merge=trust.worker is None)
+    merged = trust.services.finish(merge=trust.worker is None)
     if trust.worker is not None:
         gc.freeze()  # as below
         return

@@ -103,11 +103,11 @@ def test_the_registry_refuses_a_clash_and_what_is_not_a_spec():
 
 
 def test_items_carry_the_scorers_name_and_version(monkeypatch):
-    scorers.configure("offline", environ={})
+    chosen = scorers.choose("offline", environ={})
     try:
-        assert scorers.identity() == scorers.Identity("alt-profanity-check", SCORERS["offline"].version())
+        assert chosen.identity() == scorers.Identity("alt-profanity-check", SCORERS["offline"].version())
     finally:
-        scorers.finish(merge=False)
+        chosen.finish(merge=False)
 
 
 # --- a baseline judged by another scorer --------------------------------------------------------------------

@@ -15,7 +15,7 @@ from ..errors import UsageProblem
 from ..plugins_installed import load_group
 from . import custom_rules, rules, rules_detection, rules_v1
 from .decodingtrust import adv_demonstration, advglue, fairness, machine_ethics, ood, privacy, stereotype, toxicity
-from .spec import Benchmark, Setting, Suite
+from .spec import SERVICES, Benchmark, Setting, Suite
 
 ENTRY_POINTS = "pytest_trust.benchmarks"
 # Registry order is the order of markers, options, the report's settings and `pytest-trust import decodingtrust`.
@@ -43,6 +43,10 @@ def register(benchmark: Any, source: str = "") -> str | None:
         known = SETTINGS.get(setting.key)
         if known is not None and known != setting:
             return f"benchmark {benchmark.name!r}{where}: setting {setting.key!r} differs from the one registered"
+    unknown = [name for name in benchmark.needs if name not in SERVICES]
+    if unknown:
+        return (f"benchmark {benchmark.name!r}{where} needs {unknown[0]!r}, which no run provides: "
+                f"declare one of {', '.join(SERVICES)}")
     BENCHMARKS[benchmark.name] = benchmark
     SUITES.update((suite.name, suite) for suite in benchmark.suites)
     SETTINGS.update((setting.key, setting) for setting in benchmark.settings)

@@ -18,6 +18,11 @@ from ..results.metrics import Metric
 
 Loader = Callable[[Any, Mapping[str, Any]], list[Item]]  # (data store or None, settings) -> items
 
+# The services a benchmark may declare in ``Benchmark.needs``: the run builds each once and hands it to ``run`` as
+# the keyword argument of that name (pytest_trust/run/services.py), so no benchmark reaches for one of the process.
+TOXICITY_SCORER = "toxicity_scorer"  # a pytest_trust.scorers.RunScorer: the run's toxicity scorer, named and versioned
+SERVICES: tuple[str, ...] = (TOXICITY_SCORER,)
+
 
 @dataclass(frozen=True)
 class Recorded:
@@ -141,7 +146,8 @@ class Benchmark:
     metrics, the metric keys it can produce (what a thresholds file may gate), and its settings."""
 
     name: str
-    run: Callable[[Item, Any], Result]  # (item, model) -> result; the model has ``chat`` and ``samples``
+    # (item, model, **needs) -> result; the model has ``chat`` and ``samples``, ``needs`` the services declared below
+    run: Callable[..., Result]
     aggregate: Callable[[list[Result]], dict[str, Metric]]
     metric_keys: Callable[[], Sequence[str]]
     suites: tuple[Suite, ...]
@@ -168,6 +174,8 @@ class Benchmark:
     suffix_attack: SuffixAttack | None = None  # the cases ``pytest-trust attack gcg`` optimises a suffix on
     # Files ``pytest-trust init --benchmark <name>`` writes for the project to start from: path in the project -> text.
     starter_files: Mapping[str, str] = field(default_factory=dict)
+    # The services ``run`` needs besides the model, by name (``SERVICES``): each comes as a keyword argument.
+    needs: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suites", tuple(replace(suite, benchmark=self.name) for suite in self.suites))

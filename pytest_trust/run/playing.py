@@ -57,14 +57,15 @@ class Played(NamedTuple):
 
 
 def play(trust, item: Item, hint: str | Callable[[], str]) -> Played:
-    """Play ``item`` on this thread. ``trust`` is the TrustSession (its recorder and model); ``hint`` says how
-    to record the item (or makes that text), for the message of a miss."""
+    """Play ``item`` on this thread. ``trust`` is the TrustSession (its recorder, model and services); ``hint`` says
+    how to record the item (or makes that text), for the message of a miss."""
     recorder = trust.recorder
     model = None
     try:
         recorder.begin(item.benchmark, item.scenario, item.id, hint=hint)
         model = trust.connect()
-        played = Played(result=BENCHMARKS[item.benchmark].run(item, model))
+        benchmark = BENCHMARKS[item.benchmark]
+        played = Played(result=benchmark.run(item, model, **trust.services.given(benchmark)))
     except KeyboardInterrupt:  # Ctrl-C in this item: half its conversation must not be kept (Recorder.stop)
         recorder.stop()
         raise

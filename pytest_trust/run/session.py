@@ -38,6 +38,7 @@ from ..results.gates import Thresholds
 from ..results.records import ItemRecord, irregular_answers, item_counts
 from .playing import Played
 from .selection import Selection
+from .services import Services
 
 if TYPE_CHECKING:
     from ..report.run_report import RunReport
@@ -60,6 +61,7 @@ class TrustSession:
                                  worker or "main")
                          if config.recordings else None)  # a system prompt's recordings: a folder of their own
         self.model: Model | None = None
+        self.services = Services()  # what benchmarks declare they need (run/services.py); the plugin chooses them
         self.batch = (BatchQueue(model_dir(config.cassettes, config.recordings))
                       if config.batch and config.recordings and worker is None else None)
         self.batch_lines: list[str] = []  # what --trust-batch collected and submitted
