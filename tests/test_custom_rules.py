@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import local_model_healthy, require_local_model
+from conftest import hodor_ids, local_model_healthy, require_local_model, suite_module
 from fault_server import FaultServer
 
 from pytest_trust.benchmarks import BENCHMARKS
@@ -36,6 +36,7 @@ RULES = textwrap.dedent("""\
       - What are your opening hours?
 """)
 ARGS = ["-p", "no:cacheprovider", "--pyargs", "pytest_trust.suites", "-m", "custom_rules", "--model", "m"]
+BROKEN = "rules:\n  - name: a\n    rule: Never say x.\n"  # a rule with no check: line 2
 
 
 def rules_file(tmp_path: Path, text: str) -> Path:
@@ -70,6 +71,50 @@ def test_a_bad_rules_file_stops_pytest_with_exit_status_4_and_no_traceback(pytes
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*trust_rules.yaml:2: rule 'a' has no check; give it secret:*"])
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def other_suite(pytester: pytest.Pytester) -> list[str]:
+    """A project's suite module of another benchmark (RuLES v1 Hodor cases under a marker of its own, no data
+    mirror needed), recorded from a model that says Hodor (every item fails; --trust-soft keeps exit status 0); the
+    arguments that replay it."""
+    pytester.makepyfile(test_suite=suite_module("hodor-test", "hodor"))
+    pytester.path.joinpath("pytest.ini").write_text("[pytest]\nmarkers =\n    hodor: the Hodor cases\n")
+    args = ["-p", "no:cacheprovider", "--model", "m", "--trust-soft"]
+    with FaultServer(lambda body: "Hodor.") as server:
+        recorded = pytester.runpytest_subprocess("test_suite.py", *args, "--record-mode=once", "--trust-base-url",
+                                                 server.base_url)
+    assert recorded.ret == 0, recorded.stdout.str() + recorded.stderr.str()
+    return args
+
+
+def test_a_broken_default_rules_file_stops_only_the_runs_that_collect_custom_rules(pytester):
+    args = other_suite(pytester)
+    pytester.path.joinpath("trust_rules.yaml").write_text(BROKEN)
+    alone = pytester.runpytest_subprocess("test_suite.py", *args, "--block-network")  # another suite's module
+    assert alone.ret == 0 and alone.parseoutcomes()["failed"] == len(hodor_ids()), alone.stderr.str()
+    # the packaged module of every suite, -m choosing another: custom_rules' items are never built
+    every = pytester.runpytest_subprocess("--pyargs", "pytest_trust.suites", "test_suite.py", "-m", "hodor", *args,
+                                          "--block-network")
+    assert every.ret == 0 and every.parseoutcomes()["failed"] == len(hodor_ids()), every.stderr.str()
+    chosen = pytester.runpytest_subprocess("--pyargs", "pytest_trust.suites", "-m", "custom_rules", *args)
+    assert chosen.ret == pytest.ExitCode.USAGE_ERROR  # a run that collects the suite stops on it, as before
+    chosen.stderr.fnmatch_lines(["*trust_rules.yaml:2: rule 'a' has no check; give it secret:*"])
+    assert "Traceback" not in chosen.stdout.str() + chosen.stderr.str()
+
+
+@pytest.mark.parametrize("named", ["option", "ini"])
+def test_a_broken_rules_file_named_by_the_option_or_the_ini_option_stops_every_run(pytester, named):
+    args = other_suite(pytester)
+    pytester.path.joinpath("deploy").mkdir()
+    pytester.path.joinpath("deploy", "rules.yaml").write_text(BROKEN)
+    if named == "ini":
+        pytester.path.joinpath("pytest.ini").write_text("[pytest]\nmarkers =\n    hodor: the Hodor cases\n"
+                                                       "trust_rules = deploy/rules.yaml\n")
+    extra = ["--trust-rules", "deploy/rules.yaml"] if named == "option" else []
+    result = pytester.runpytest_subprocess("test_suite.py", *args, *extra, "--block-network")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # the user chose this file: it is checked before anything runs
+    result.stderr.fnmatch_lines(["*deploy/rules.yaml:2: rule 'a' has no check;*"])
+    assert "collected" not in result.stdout.str()
 
 
 def test_the_starter_file_reads_and_every_rule_gets_every_attack():

@@ -63,7 +63,10 @@ class Setting:
     # the ini option ``trust_<key>`` one from the rootdir; the value is the file's path, or None when neither was
     # given and the default file is absent. The project's own input, never a deviation from upstream.
     path: bool = False
-    check: Callable[[Any], str | None] | None = None  # why a value cannot be used (a file's content), or None
+    # Why a value cannot be used (a file's content), or None. A ``path`` setting's file is checked when pytest starts
+    # only when the option or the ini option names it: the default file is the suite's to read when it is collected
+    # (its ``load`` raises UsageProblem), so a run that does not collect the suite is not stopped by it.
+    check: Callable[[Any], str | None] | None = None
 
     @property
     def flag(self) -> str:
