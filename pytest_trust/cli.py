@@ -284,7 +284,7 @@ def _merge(args: argparse.Namespace) -> int:
     """`pytest-trust report merge`: the shards' reports as one run's, with its gates (and baseline) evaluated."""
     from . import baseline as baselines
     from . import shards
-    from .benchmarks import BENCHMARKS
+    from .benchmarks import BENCHMARKS, gate_keys
     from .conclusion import conclude
     from .gates import load_thresholds
     from .report.run_report import RunReport
@@ -300,11 +300,11 @@ def _merge(args: argparse.Namespace) -> int:
     path = args.thresholds or (Path(named) if named and Path(named).is_file() else None)
     if args.thresholds is not None and not args.thresholds.is_file():
         raise UsageProblem(f"report merge: --thresholds {args.thresholds}: no such file")
-    valid = [key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]]
-    thresholds = load_thresholds(path, run.get("model"), valid)
+    thresholds = load_thresholds(path, run.get("model"), gate_keys())
     before = baselines.load(args.baseline) if args.baseline is not None else None
     records = [ItemRecord.from_entry(entry) for entry in merged["items"]]
-    conclusion = conclude(records, merged["items"], BENCHMARKS, thresholds.gates, args.partial, before, args.baseline)
+    conclusion = conclude(records, merged["items"], BENCHMARKS, thresholds.gates, args.partial, before, args.baseline,
+                          run.get("settings") or {})
     results = conclusion.gates
     run["thresholds"] = str(path) if path else None
     report = RunReport(run, records, conclusion.metrics, results, merged["counts"], merged["irregular_answers"],
