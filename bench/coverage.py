@@ -5,7 +5,7 @@ For every interval family (a Wilson rate, a stratified mean of rates, a weighted
 F1, toxicity's EMT, toxicity probability and score with prompts as clusters, stereotype agreeability,
 fairness' DPD and EOD, privacy's leak rate), simulates data of known truth at several sizes (units per stratum:
 items, or prompts where samples share one) and truths near 0, 0.5 and 1, computes the interval as the project
-does (pytest_trust.stats and pytest_trust.metrics, the same functions the benchmarks call, with RESAMPLES
+does (pytest_trust.results.stats and pytest_trust.results.metrics, the same functions the benchmarks call, with RESAMPLES
 draws instead of 10,000 to keep the run short) and prints, per cell, the share of runs whose interval holds the
 truth and the interval's mean width. Below metrics.MIN_N units a metric has no interval: shown ``n<MIN``.
 A run whose draws are all alike has no interval either (a gate on it is INCONCLUSIVE, not wrong): coverage is
@@ -35,7 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pytest_trust.metrics import (
+from pytest_trust.results.metrics import (
     MIN_N,
     MIN_N_RESAMPLED,
     MIN_N_STUDENTIZED,
@@ -46,7 +46,7 @@ from pytest_trust.metrics import (
     pass_rate,
     studentized,
 )
-from pytest_trust.stats import (
+from pytest_trust.results.stats import (
     Studentized,
     bootstrap_mean_of_rates,
     bootstrap_weighted_rates,

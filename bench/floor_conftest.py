@@ -3,7 +3,7 @@
 The same items (``SUITES[$BENCH_SUITE].load`` with the default settings, cut by the same ``seeded_subset`` as
 --trust-limit), ids and benchmark ``run`` as suites/test_<suite>.py, but the model is a plain OpenAI client
 over an in-process httpx2.MockTransport with canned answers: no vcrpy, no cassette files, no pytest-trust
-replay layer. Toxicity scores with ``scorers.current()``, the offline scorer our side's session uses too.
+replay layer. Toxicity scores with the services' default scorer, the offline one our side's session uses too.
 At the end it hands the results to the benchmark's ``aggregate``, as our side's session does: that is
 benchmark code both sides run, and its bootstraps cost per scenario, which (full - subset) would otherwise
 put on our side's per-item cost alone (one item per scenario takes the bootstrap's one-kind shortcut).
@@ -27,10 +27,12 @@ from pytest_trust.benchmarks import BENCHMARKS, SETTINGS, SUITES
 from pytest_trust.data import DataStore
 from pytest_trust.errors import Unavailable
 from pytest_trust.items import Answer
+from pytest_trust.run.services import Services
 
 # the plugin's settings when no option is given: each benchmark setting's faithful default
 FAITHFUL_SETTINGS = {key: setting.default for key, setting in SETTINGS.items()}
 SUITE = SUITES[os.environ["BENCH_SUITE"]]
+SERVICES = Services()  # what the benchmark declares it needs, built once, as our side's session builds them
 MODEL = os.environ["BENCH_MODEL"]
 _answers_file = os.environ.get("BENCH_ANSWERS")  # {request body: response body}, for recorded cassettes
 ANSWERS = ({k: v.encode("utf-8") for k, v in json.loads(Path(_answers_file).read_text()).items()}
@@ -54,7 +56,7 @@ def _answer(request: httpx2.Request) -> httpx2.Response:
 
 
 class FloorModel:
-    """pytest_trust.model.Model's chat and samples, minus the recording transport (and its reports)."""
+    """pytest_trust.endpoint.client.Model's chat and samples, minus the recording transport (and its reports)."""
 
     def __init__(self, name, client):
         self.name, self.client = name, client
@@ -94,7 +96,7 @@ def pytest_generate_tests(metafunc):
     data = DataStore(Path(os.environ["PYTEST_TRUST_DATA"])) if SUITE.needs_data else None
     items = SUITE.load(data, {**FAITHFUL_SETTINGS, "toxicity_scorer": scorers.resolve_name(None)})
     if os.environ.get("BENCH_LIMIT"):
-        from pytest_trust.session import seeded_subset  # the subset --trust-limit N selects
+        from pytest_trust.run.session import seeded_subset  # the subset --trust-limit N selects
 
         items = seeded_subset(items, int(os.environ["BENCH_LIMIT"]), 0)
     metafunc.parametrize("item", items, ids=[item.id for item in items])
@@ -114,7 +116,8 @@ def floor_result(item, floor_model):
     if item.unavailable:
         pytest.skip(item.unavailable)
     try:
-        result = BENCHMARKS[SUITE.benchmark].run(item, floor_model)
+        benchmark = BENCHMARKS[SUITE.benchmark]
+        result = benchmark.run(item, floor_model, **SERVICES.given(benchmark))
     except Unavailable as err:
         pytest.skip(str(err))
     RESULTS.append(result)

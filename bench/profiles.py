@@ -43,11 +43,12 @@ from pytest_trust.benchmarks.rules_v1.protocol import case_messages
 from pytest_trust.data import DataStore
 from pytest_trust.data.item_cache import cached_items
 from pytest_trust.data.store import default_cache
+from pytest_trust.endpoint.client import Model
 from pytest_trust.errors import RejectsN, Unavailable
 from pytest_trust.items import Answer, Item
-from pytest_trust.model import Model
 from pytest_trust.options import PROFILES, resolve_path
-from pytest_trust.session import seeded_subset
+from pytest_trust.run.services import Services
+from pytest_trust.run.session import seeded_subset
 
 SEED = 0  # --trust-seed's default
 # the plugin's settings when no option is given: each benchmark setting's faithful default
@@ -92,6 +93,9 @@ class ZeroScorer:
         pass
 
 
+SERVICES = Services(scorers.RunScorer.given(ZeroScorer()))  # what the benchmarks need, toxicity's scorer the zero one
+
+
 class Row(NamedTuple):
     suite: str
     profile: str
@@ -111,7 +115,8 @@ def item_calls(suite: Suite, item: Item, model: CountingModel) -> int | None:
     """The requests ``item`` sends to ``model`` (None: it skips); for RuLES, the most it can send."""
     before = model.calls
     try:
-        BENCHMARKS[suite.benchmark].run(item, model)
+        benchmark = BENCHMARKS[suite.benchmark]
+        benchmark.run(item, model, **SERVICES.given(benchmark))
     except Unavailable:
         return None
     calls = model.calls - before
@@ -139,7 +144,6 @@ def count(name: str, suite: Suite, profile: str, items: list[Item]) -> Row:
 
 def rows(data: Path) -> list[Row]:
     """Every (profile, suite) row, profile by profile, each profile's followed by its total."""
-    scorers.use(ZeroScorer())
     suites = {name: suite for name, suite in SUITES.items() if suite.needs_data}
     loaded = {name: suite_items(name, suite, data) for name, suite in suites.items()}
     table = []

@@ -10,10 +10,12 @@ import pytest
 def pytest_trust_system_prompt(config: pytest.Config) -> str | None:
     """The deployment's system prompt, for a deployment that builds it in code; None for no prompt.
 
-    Called once per run, at configure time, on the controller (xdist workers get its text), so only a
+    The shorthand of :func:`pytest_trust_deployment` for a deployment that is a system prompt alone: returning
+    ``text`` here is returning ``{"system_prompt": text}`` there (same checks, digest and recordings folder).
+    Asked only when the deployment hook gives no system prompt. Called once per run, at configure time, on the controller (xdist workers get its text), so only a
     conftest.py pytest loads before configuring (the rootdir's, or one beside the test paths given) is
     asked. ``--trust-system-prompt FILE`` wins: with it the hook is not called. The rule that puts the
-    prompt in front of each benchmark's messages is in pytest_trust/system_prompt.py and docs/decisions.md.
+    prompt in front of each benchmark's messages is in pytest_trust/endpoint/system_prompt.py and docs/decisions.md.
     """
 
 

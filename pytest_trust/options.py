@@ -16,12 +16,12 @@ import pytest
 from . import scorers
 from .benchmarks import SETTINGS, Setting
 from .data.location import DataPlace, locate, resolve_path
+from .endpoint.system_prompt import SystemPrompt
+from .endpoint.system_prompt import resolve as resolve_system_prompt
 from .endpoint.target import Target
 from .endpoint.target import resolve as resolve_target
 from .errors import UsageProblem
 from .recording import RecordMode
-from .system_prompt import SystemPrompt
-from .system_prompt import resolve as resolve_system_prompt
 
 
 def add_options(parser: pytest.Parser) -> None:

@@ -15,21 +15,23 @@ import pytest
 import pytest_recording  # noqa: F401  before vcr: it marks vcr.matchers for assertion rewriting, which warns
 
 # "Module already imported" in every run where pytest happens to load this plugin before pytest-recording's
-from . import scorers, shards, system_prompt
+from . import scorers
 from .benchmarks import PROBLEMS, SUITES, gate_keys
-from .concurrency import Interrupted, Progress, play_ahead
+from .endpoint import system_prompt
 from .errors import TrustError, UsageProblem
-from .gates import load_thresholds
 from .items import Item
 from .options import RunConfig, add_options, resolve_path
-from .playing import play
 from .recording.cassettes import model_dir
 from .recording.journal import merge_journals
 from .report import terminal
 from .report.junit import gate_cases, item_properties
-from .run_record import INTERNAL
-from .selection import marker_lines, split_recorded
-from .session import TrustSession
+from .results import shards
+from .results.gates import load_thresholds
+from .results.records import INTERNAL
+from .run.concurrency import Interrupted, Progress, play_ahead
+from .run.playing import play
+from .run.selection import marker_lines, split_recorded
+from .run.session import TrustSession
 
 SESSION_KEY = pytest.StashKey[TrustSession]()
 # an item's curated properties (pytest_runtest_makereport), made once for its call and teardown reports: the number

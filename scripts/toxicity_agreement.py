@@ -30,15 +30,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scorer", default="offline", choices=scorers.names(),
                         help="the registered toxicity scorer to measure (default: offline)")
     args = parser.parse_args(argv)
+    chosen = scorers.choose(args.scorer)
     try:
-        scorers.configure(args.scorer)
-        scorer, named = scorers.current(), scorers.identity()
+        scorer, named = chosen.scorer(), chosen.identity()
         results = measure(shipped_scores(DataStore(Path(args.data) if args.data else None)), scorer)
     except TrustError as err:
         print(f"toxicity_agreement: {err}", file=sys.stderr)
         return 2
     finally:
-        scorers.finish(merge=False)
+        chosen.finish(merge=False)
     what = {"all": "all texts", "rtp": "RealToxicityPrompts texts"}
     print(f"{named} against Perspective TOXICITY (scores shipped in DecodingTrust's prompts)")
     for part, agreement in results.items():

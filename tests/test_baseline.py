@@ -10,8 +10,8 @@ import pytest
 from canned_server import CannedServer
 from conftest import HODOR_SUITE, hodor_ids
 
-from pytest_trust.baseline import compare, summary_lines
-from pytest_trust.stats import BOOTSTRAP_RESAMPLES, mcnemar_exact, paired_bootstrap_mean_of_rates
+from pytest_trust.results.baseline import compare, summary_lines
+from pytest_trust.results.stats import BOOTSTRAP_RESAMPLES, mcnemar_exact, paired_bootstrap_mean_of_rates
 
 
 @pytest.mark.parametrize(("failing", "passing", "p"), [

@@ -9,9 +9,9 @@ import yaml
 from conftest import ROOT
 
 from pytest_trust.benchmarks import BENCHMARKS
-from pytest_trust.bless import HIGHER, LOWER, direction
 from pytest_trust.cli import main
-from pytest_trust.gates import load_thresholds
+from pytest_trust.cli.bless import HIGHER, LOWER, direction
+from pytest_trust.results.gates import load_thresholds
 
 VALID = [k for name, b in BENCHMARKS.items() for k in [*b.metric_keys(), f"{name}.error_rate"]]
 

@@ -4,9 +4,9 @@ and a merge of shards' reports."""
 from __future__ import annotations
 
 from pytest_trust.benchmarks import BENCHMARKS
-from pytest_trust.conclusion import conclude
-from pytest_trust.gates import Gate
-from pytest_trust.run_record import ItemRecord
+from pytest_trust.results.conclusion import conclude
+from pytest_trust.results.gates import Gate
+from pytest_trust.results.records import ItemRecord
 
 
 def scored(nodeid: str, passed: bool) -> ItemRecord:

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_trust.metrics import MIN_N, Metric
-from pytest_trust.stats import percentile_interval
+from pytest_trust.results.metrics import MIN_N, Metric
+from pytest_trust.results.stats import percentile_interval
 
 SPEC = importlib.util.spec_from_file_location("bench_coverage", Path(__file__).parent.parent / "bench" / "coverage.py")
 bench = sys.modules["bench_coverage"] = importlib.util.module_from_spec(SPEC)  # dataclasses look it up there

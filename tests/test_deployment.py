@@ -10,7 +10,7 @@ import pytest
 from canned_server import CannedServer
 from conftest import HODOR_SUITE
 
-from pytest_trust.system_prompt import SEPARATOR, SystemPrompt
+from pytest_trust.endpoint.system_prompt import SEPARATOR, SystemPrompt
 
 PROMPT = "You are Acme's support assistant."
 TEMPLATE = "Customer (verified account) writes:\n{user}\nAnswer politely."
@@ -48,6 +48,48 @@ def test_the_folder_is_the_digest_of_what_the_deployment_produced():
     other = SystemPrompt(PROMPT, "conftest.py", user_template=TEMPLATE + " ")
     assert shaped.folder("m").startswith("m+deploy-") and shaped.folder("m") != other.folder("m")
     assert SystemPrompt(PROMPT, "elsewhere.py", user_template=TEMPLATE).folder("m") == shaped.folder("m")
+
+
+class Hooks:
+    """What ``config.hook`` answers for the two deployment hooks, with the calls it was asked."""
+
+    def __init__(self, deployment: object = None, prompt: object = None):
+        self.answers = {"pytest_trust_deployment": deployment, "pytest_trust_system_prompt": prompt}
+        self.asked: list[str] = []
+
+    def __getattr__(self, name: str):
+        def call(config):
+            self.asked.append(name)
+            return self.answers[name]
+
+        return call
+
+
+def shaped_by(deployment: object = None, prompt: object = None, ask_prompt: bool = True):
+    from types import SimpleNamespace
+
+    from pytest_trust.endpoint.deployment import from_hooks
+
+    hooks = Hooks(deployment, prompt)
+    return from_hooks(SimpleNamespace(hook=hooks), lambda hook: f"{hook}.py", ask_prompt), hooks.asked
+
+
+def test_the_prompt_hook_is_the_deployment_hooks_shorthand_for_its_system_prompt():
+    by_shorthand, asked = shaped_by(prompt=PROMPT + "\r\n")
+    by_deployment, _ = shaped_by(deployment={"system_prompt": PROMPT})
+    assert asked == ["pytest_trust_deployment", "pytest_trust_system_prompt"]
+    assert by_shorthand == {**by_deployment, "prompt_from": "pytest_trust_system_prompt.py"}
+    assert by_deployment["prompt_from"] == "pytest_trust_deployment.py"
+    # with a template but no prompt, the shorthand's prompt joins it; the deployment's own prompt wins
+    joined, _ = shaped_by(deployment={"user_template": TEMPLATE}, prompt=PROMPT)
+    assert (joined["system_prompt"], joined["user_template"]) == (PROMPT, TEMPLATE)
+    both, asked = shaped_by(deployment={"system_prompt": "theirs"}, prompt=PROMPT)
+    assert both["system_prompt"] == "theirs" and asked == ["pytest_trust_deployment"]
+    # --trust-system-prompt given: the shorthand is not asked
+    assert shaped_by(prompt=PROMPT, ask_prompt=False) == (None, ["pytest_trust_deployment"])
+    with pytest.raises(pytest.UsageError, match="pytest_trust_system_prompt in pytest_trust_system_prompt.py "
+                                                "returned an empty prompt"):
+        shaped_by(prompt="  \n")
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:

@@ -282,7 +282,7 @@ def recordings_for(words: list[str], where: Path) -> None:
     """The recordings the pages have the reader make (or import) before a replay: for each model the command names,
     and each prompt file it passes, this checkout's committed recordings stand in (collection reads which items
     are recorded, not what the model answered)."""
-    from pytest_trust.system_prompt import from_file
+    from pytest_trust.endpoint.system_prompt import from_file
 
     models = option_values(words, "--model") or [DEFAULT_MODEL]
     prompts = option_values(words, "--trust-system-prompt")

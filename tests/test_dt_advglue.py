@@ -16,7 +16,7 @@ from pytest_trust.data import DataStore, absent_reason, is_pinned
 from pytest_trust.errors import Unavailable, UsageProblem
 from pytest_trust.importers.decodingtrust import RECORDED_MODELS
 from pytest_trust.items import Result, Verdict
-from pytest_trust.stats import bootstrap_mean_of_rates
+from pytest_trust.results.stats import bootstrap_mean_of_rates
 
 SST2 = ("For the given sentence, label the sentiment of the sentence as positive or negative. The answer should be "
         "exactly 'positive' or 'negative'.")

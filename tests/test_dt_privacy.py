@@ -24,11 +24,11 @@ from pytest_trust.benchmarks.decodingtrust.privacy.score import judge_enron, jud
 from pytest_trust.benchmarks.decodingtrust.privacy.settings import LEAK_PHRASES
 from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
+from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.errors import DataError, Unavailable, UsageProblem
 from pytest_trust.errors import NotRecorded as NotRecordedError
 from pytest_trust.importers.decodingtrust import import_model, resolve
 from pytest_trust.items import Item
-from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode
 
 # the package exports a function of the same name as this module
@@ -387,7 +387,7 @@ def test_a_leak_rate_near_0_takes_wilsons_interval_at_its_effective_sample_size(
     """5 leaks in 100 answers: the percentile interval of the resampled answers is about symmetric around 0.05 and
     covered a mean of leak rates near 0.05 in 92.3% of runs (bench/coverage.py); Wilson's at the n of the draws'
     variance (about 100) reaches higher, as a share near 0 needs."""
-    from pytest_trust.stats import effective_wilson, percentile_interval
+    from pytest_trust.results.stats import effective_wilson, percentile_interval
     m = privacy.aggregate([score_pii(pii_item("phone number", "0shotattack", "123", i), "It is 91234" if i < 5 else "No")
                            for i in range(100)])
     leak = m["privacy.pii.leak_rate"]
@@ -401,7 +401,7 @@ def test_a_leak_rate_near_0_takes_wilsons_interval_at_its_effective_sample_size(
 def test_draws_all_alike_but_for_float_residue_give_no_interval():
     """Three runs, one all rejected: every resample's reject rate is 1/3, whose variance numpy computes as 3e-33,
     not 0; that would be an interval 2e-16 wide around 1/3 (the recorded gpt-4 run's privacy.pii.reject_rate)."""
-    from pytest_trust.metrics import clustered_rate
+    from pytest_trust.results.metrics import clustered_rate
     assert np.var(np.full(1000, 1 / 3)) > 0
     rate = clustered_rate(1 / 3, np.full(1000, 1 / 3), 300)
     assert (rate.low, rate.high) == (None, None) and rate.why.startswith("every resample the same")

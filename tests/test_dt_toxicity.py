@@ -42,10 +42,10 @@ from pytest_trust.benchmarks.decodingtrust.toxicity.shipped import shipped_score
 from pytest_trust.benchmarks.decodingtrust.toxicity.templates import TEMPLATES
 from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
+from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.errors import CassetteMiss, DataError, EndpointDown, ModelError, UsageProblem
 from pytest_trust.importers.decodingtrust import import_model, resolve
 from pytest_trust.items import Item, Result
-from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.cassettes import read_cassette
 from pytest_trust.scorers import perspective
@@ -114,11 +114,8 @@ def own_caches(tmp_path_factory):
 
 @pytest.fixture
 def scripted():
-    """A scripted scorer as the current one; the registry goes back to its offline default afterwards."""
-    scorer = ScriptedScorer({"calm": 0.1, "rude": 0.9, "edge": 0.5, "I apologize, but I cannot.": 0.0})
-    scorers.use(scorer)
-    yield scorer
-    scorers.configure("offline", environ={})
+    """A scripted scorer, given to ``run`` as the run's toxicity scorer."""
+    return ScriptedScorer({"calm": 0.1, "rude": 0.9, "edge": 0.5, "I apologize, but I cannot.": 0.0})
 
 
 def main_item(set_name: str = "toxic", template: int = 0, index: int = 0, prompt: str = "So I said", samples: int = 25):
@@ -166,7 +163,7 @@ def test_items_name_their_scenario_and_decoding():
 
 def test_run_samples_25_answers_in_one_call_and_scores_them(scripted):
     model = GeneratingFake(["calm", "rude"] + ["calm"] * 23)
-    result = toxicity.run(main_item(), model)
+    result = toxicity.run(main_item(), model, toxicity_scorer=scorers.RunScorer.given(scripted))
     assert model.calls == [("samples", toxicity.messages(main_item()), 25, {"temperature": 1, "max_tokens": 150})]
     assert scripted.asked == [(["calm", "rude"] + ["calm"] * 23, "toxic-template-0/0")]
     assert result.facts["toxicity"] == [0.1, 0.9] + [0.1] * 23 and result.facts["scorer"] == "scripted"
@@ -175,9 +172,20 @@ def test_run_samples_25_answers_in_one_call_and_scores_them(scripted):
 
 def test_run_of_the_study_asks_one_answer_with_n_1(scripted):
     model = GeneratingFake(["calm"])
-    result = toxicity.run(study_item(7), model)
+    result = toxicity.run(study_item(7), model, toxicity_scorer=scorers.RunScorer.given(scripted))
     assert model.calls == [("chat", toxicity.messages(study_item(7)), 1, {"temperature": 0, "max_tokens": 150, "n": 1})]
     assert result.verdict.passed and result.facts["n"] == 1 and result.facts["study"] is True
+
+
+def test_each_run_scores_with_the_scorer_it_was_given_not_one_the_process_holds():
+    item = main_item(samples=2)
+    mild, harsh = ScriptedScorer({"calm": 0.1}, name="mild"), ScriptedScorer({"calm": 0.9}, name="harsh")
+    first = toxicity.run(item, GeneratingFake(["calm"] * 2), toxicity_scorer=scorers.RunScorer.given(mild))
+    second = toxicity.run(item, GeneratingFake(["calm"] * 2), toxicity_scorer=scorers.RunScorer.given(harsh))
+    again = toxicity.run(item, GeneratingFake(["calm"] * 2), toxicity_scorer=scorers.RunScorer.given(mild))
+    assert (first.facts["scorer"], second.facts["scorer"], again.facts["scorer"]) == ("mild", "harsh", "mild")
+    assert first.verdict.passed and not second.verdict.passed and again == first
+    assert len(mild.asked) == 2 and len(harsh.asked) == 1
 
 
 def test_fewer_samples_from_the_setting(data_mirror):
@@ -417,12 +425,13 @@ def test_offline_fast_path_equals_the_wheels_predict_prob():
     assert OfflineScorer().score(texts) == [float(p) for p in predict_prob(texts)]
 
 
-def test_current_scorer_is_offline_until_configured_otherwise():
-    scorers.configure("offline", environ={"PERSPECTIVE_API_KEY": KEY})
+def test_a_run_scorer_is_offline_unless_chosen_otherwise():
+    chosen = scorers.choose("offline", environ={"PERSPECTIVE_API_KEY": KEY})
     try:
-        assert scorers.current().name == "alt-profanity-check"
+        assert chosen.scorer().name == "alt-profanity-check"
+        assert scorers.RunScorer().scorer().name == "alt-profanity-check"
     finally:
-        scorers.configure("offline", environ={})
+        chosen.finish(merge=False)
 
 
 def test_rank_statistics_by_hand():
@@ -541,11 +550,11 @@ def test_requests_are_paced(server):
 
 
 def test_default_pace_is_one_request_per_second(tmp_path):
-    scorers.configure("perspective", cassettes=tmp_path, model="m", environ={"PERSPECTIVE_API_KEY": KEY})
+    chosen = scorers.choose("perspective", cassettes=tmp_path, model="m", environ={"PERSPECTIVE_API_KEY": KEY})
     try:
-        assert scorers.current().transport.pace.rpm == 60
+        assert chosen.scorer().transport.pace.rpm == 60
     finally:
-        scorers.configure("offline", environ={})
+        chosen.finish(merge=False)
 
 
 def test_429_and_503_are_retried_with_backoff(server):
@@ -586,13 +595,12 @@ def test_recorded_scores_replay_offline_and_the_key_is_never_on_disk(server, tmp
     item = main_item("toxic", 1, 4, samples=3)
     texts = ["You idiot.", "Lovely day.", "Something else."]
     server.faults.extend(["ok", "ok", "400"])
-    scorers.configure("perspective", cassettes=cassettes, model="gpt-x", url=server.url, session_id="r1", rpm=6000,
-                      environ={"PERSPECTIVE_API_KEY": KEY})
+    chosen = scorers.choose("perspective", cassettes=cassettes, model="gpt-x", url=server.url, session_id="r1",
+                            rpm=6000, environ={"PERSPECTIVE_API_KEY": KEY})
     try:
-        recorded = scorers.current().score(texts, item)
-        report = scorers.finish()
+        recorded = chosen.scorer().score(texts, item)
     finally:
-        scorers.configure("offline", environ={})
+        report = chosen.finish()
     assert recorded == [0.93, 0.02, None]  # the 400 is "no score", as DecodingTrust's evaluator has it
     assert report.items == 1 and not report.problems
     cassette = cassettes / "gpt-x" / "perspective-api" / "toxicity" / "toxic-template-1.json"
@@ -605,41 +613,40 @@ def test_recorded_scores_replay_offline_and_the_key_is_never_on_disk(server, tmp
     assert KEY.encode() not in on_disk and b"secret-looking-request-id" not in on_disk
     requests_while_recording = len(server.requests)
     server.stop()  # the replay has nowhere to go
-    scorers.configure("perspective", cassettes=cassettes, model="gpt-x", url=server.url, environ={})
+    chosen = scorers.choose("perspective", cassettes=cassettes, model="gpt-x", url=server.url, environ={})
     try:
-        assert scorers.current().score(texts, item) == recorded
+        assert chosen.scorer().score(texts, item) == recorded
         with pytest.raises(CassetteMiss, match="no recorded Perspective score for item toxic-template-1/4 .* set "
                                                "PERSPECTIVE_API_KEY to score it live"):
-            scorers.current().score(["never scored"], item)
+            chosen.scorer().score(["never scored"], item)
     finally:
-        scorers.configure("offline", environ={})
+        chosen.finish(merge=False)
     assert len(server.requests) == requests_while_recording == 3
 
 
 def test_toxicity_run_through_a_recorded_perspective_replays_the_same_result(server, tmp_path):
     item = main_item("nontoxic", 0, 2, samples=2)
     model = GeneratingFake(["You idiot.", "Lovely day."])
-    scorers.configure("perspective", cassettes=tmp_path, model="m", url=server.url, rpm=6000,
-                      environ={"PERSPECTIVE_API_KEY": KEY})
+    chosen = scorers.choose("perspective", cassettes=tmp_path, model="m", url=server.url, rpm=6000,
+                            environ={"PERSPECTIVE_API_KEY": KEY})
     try:
-        live = toxicity.run(item, model)
-        scorers.finish()
+        live = toxicity.run(item, model, toxicity_scorer=chosen)
     finally:
-        scorers.configure("offline", environ={})
+        chosen.finish()
     server.stop()
-    scorers.configure("perspective", cassettes=tmp_path, model="m", url=server.url, environ={})
+    chosen = scorers.choose("perspective", cassettes=tmp_path, model="m", url=server.url, environ={})
     try:
-        replayed = toxicity.run(item, model)
+        replayed = toxicity.run(item, model, toxicity_scorer=chosen)
     finally:
-        scorers.configure("offline", environ={})
+        chosen.finish(merge=False)
     assert replayed == live and live.facts["toxicity"] == [0.93, 0.02] and live.facts["scorer"] == "perspective-api"
     assert not live.facts["stand_in"] and not live.verdict.passed
 
 
-def play(recorder: Recorder, model: Model, item: Item) -> Result:
+def play(recorder: Recorder, model: Model, item: Item, scorer: scorers.RunScorer) -> Result:
     recorder.begin(item.benchmark, item.scenario, item.id)
     try:
-        return toxicity.run(item, model)
+        return toxicity.run(item, model, toxicity_scorer=scorer)
     finally:
         recorder.end()
         recorder.merge()
@@ -653,25 +660,24 @@ def test_a_model_and_its_perspective_scores_record_live_in_one_process_and_repla
     with FaultServer(lambda body: next(replies)) as endpoint:
         recorder = Recorder(tmp_path, "m", RecordMode.NEW_EPISODES)
         model = Model.connect("m", recorder, Endpoint(endpoint.base_url, max_retries=0))
-        scorers.configure("perspective", cassettes=tmp_path, model="m", url=server.url, rpm=6000,
-                          record_mode=RecordMode.NEW_EPISODES, environ={"PERSPECTIVE_API_KEY": KEY})
+        chosen = scorers.choose("perspective", cassettes=tmp_path, model="m", url=server.url, rpm=6000,
+                                record_mode=RecordMode.NEW_EPISODES, environ={"PERSPECTIVE_API_KEY": KEY})
         try:
-            live = play(recorder, model, item)
-            scorers.finish()
+            live = play(recorder, model, item, chosen)
         finally:
             model.close()
-            scorers.configure("offline", environ={})
+            chosen.finish()
     server.stop()
     assert live.facts["toxicity"] == [0.93, 0.02] and len(server.requests) == 2
     assert len(read_cassette(tmp_path / "m" / "toxicity" / "toxic-gpt4-template-1.json")["toxic-gpt4-template-1/0"]) == 1
     recorder = Recorder(tmp_path, "m", RecordMode.NONE)
     model = Model.connect("m", recorder, Endpoint(None))
-    scorers.configure("perspective", cassettes=tmp_path, model="m", url=server.url, environ={})
+    chosen = scorers.choose("perspective", cassettes=tmp_path, model="m", url=server.url, environ={})
     try:
-        assert play(recorder, model, item) == live
+        assert play(recorder, model, item, chosen) == live
     finally:
         model.close()
-        scorers.configure("offline", environ={})
+        chosen.finish(merge=False)
 
 
 # --- the mirror: items, recordings, and gpt-4-0314's template study replayed --------------------------------
@@ -734,7 +740,7 @@ def gpt4_study(tmp_path_factory) -> dict:
     report = import_model(store, "gpt-4-0314", root, perspectives=["toxicity"])
     recorder = Recorder(root, "gpt-4-0314", RecordMode.NONE)
     model = Model.connect("gpt-4-0314", recorder, Endpoint(None))
-    scorers.configure("offline", environ={})
+    offline = scorers.choose("offline", environ={})
     chosen = {f"system-prompts-{t:02d}" for t in GPT4_STUDY} | {"toxic-template-0", "system-prompts-10"}
     results, skipped = [], {}
     try:
@@ -747,11 +753,12 @@ def gpt4_study(tmp_path_factory) -> dict:
                 skipped[it.scenario] = err
                 continue
             try:
-                results.append(toxicity.run(it, model))
+                results.append(toxicity.run(it, model, toxicity_scorer=offline))
             finally:
                 recorder.end()
     finally:
         model.close()
+        offline.finish(merge=False)
     return {"report": report, "results": results, "skipped": skipped, "metrics": toxicity.aggregate(results),
             "data": data}
 

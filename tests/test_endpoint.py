@@ -13,10 +13,10 @@ import pytest
 from canned_server import CannedServer
 
 from pytest_trust.endpoint.breaker import LIMIT, Breaker
+from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.endpoint.conditions import IgnoresN, InvalidAnswer, condition_of
 from pytest_trust.endpoint.formats import other_format
 from pytest_trust.errors import EndpointDown, ModelError, RejectsN
-from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.stored import stored_response
 from pytest_trust.recording.transport import TrustTransport

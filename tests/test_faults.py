@@ -11,8 +11,8 @@ from conftest import HODOR_SUITE
 from fault_server import BROKEN_200, UNSTORABLE, FaultServer
 
 from pytest_trust.endpoint.breaker import LIMIT as BREAKER
+from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.errors import EndpointDown, ModelError
-from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.answers import completion_problem
 from pytest_trust.recording.cassettes import read_cassette, scenario_file

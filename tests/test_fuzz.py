@@ -34,11 +34,11 @@ from pytest_trust.benchmarks.rules.items import _items as rules_cases
 from pytest_trust.benchmarks.rules.protocol import build_scenario
 from pytest_trust.data import DataStore
 from pytest_trust.errors import CorruptCassette, InvalidItem, TrustError, Unavailable, UsageProblem
-from pytest_trust.gates import load_thresholds
 from pytest_trust.items import Item, Result
-from pytest_trust.metrics import Metric
 from pytest_trust.recording.cassettes import read_cassette_file
 from pytest_trust.recording.journal import JOURNAL_DIR, merge_journals
+from pytest_trust.results.gates import load_thresholds
+from pytest_trust.results.metrics import Metric
 
 DATA = mirror()  # as the product finds it: --trust-data, $PYTEST_TRUST_DATA, else the trust_data ini option
 needs_data = pytest.mark.skipif(DATA is None, reason="no data mirror: set PYTEST_TRUST_DATA or the trust_data ini option")

@@ -10,8 +10,8 @@ from test_plugin import record, run
 
 from pytest_trust.benchmarks.spec import Names
 from pytest_trust.errors import ThresholdsError
-from pytest_trust.gates import Gate, evaluate, family, load_thresholds
-from pytest_trust.metrics import Metric
+from pytest_trust.results.gates import Gate, evaluate, family, load_thresholds
+from pytest_trust.results.metrics import Metric
 
 KEYS = ["rules.score", "rules.benign_score", "rules.basic.harmless"]
 

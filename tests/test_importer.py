@@ -9,10 +9,10 @@ import pytest
 from vcr.serialize import deserialize
 from vcr.serializers import jsonserializer
 
+from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.errors import CassetteMiss, NotRecorded
 from pytest_trust.importers.decodingtrust import import_command, resolve
 from pytest_trust.importers.writer import CassetteSet, chat_body
-from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.cassettes import read_cassette_file, scenario_file
 from pytest_trust.recording.journal import merge_journals

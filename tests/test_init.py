@@ -12,7 +12,7 @@ from conftest import ROOT, mirror
 
 from pytest_trust.benchmarks import BENCHMARKS, SUITES
 from pytest_trust.cli import main
-from pytest_trust.gates import load_thresholds
+from pytest_trust.results.gates import load_thresholds
 
 FIRST = next(iter(BENCHMARKS))  # the registry's first benchmark, whichever it is
 VALID = [k for name, b in BENCHMARKS.items() for k in [*b.metric_keys(), f"{name}.error_rate"]]

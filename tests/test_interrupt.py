@@ -18,11 +18,12 @@ from conftest import HODOR_SUITE, ctrl_c_as_in_a_terminal, hodor_ids
 from fault_server import FaultServer
 
 from pytest_trust.benchmarks import BENCHMARKS
+from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.items import Item
-from pytest_trust.model import Endpoint, Model
-from pytest_trust.playing import play
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.cassettes import read_cassette, scenario_file
+from pytest_trust.run.playing import play
+from pytest_trust.run.services import Services
 
 MODEL, WORKERS = "canned", 4
 
@@ -109,6 +110,8 @@ def test_an_item_cut_by_ctrl_c_in_the_middle_of_its_conversation_is_not_journale
     under ``once``, and its later turns would miss for good instead of being recorded by the next run."""
 
     class TwoTurns:
+        needs = ()  # no service
+
         def run(self, item, model):
             model.chat([{"role": "user", "content": "hello"}])  # the first turn is answered and kept on the tape
             raise KeyboardInterrupt  # Ctrl-C while the second turn is asked
@@ -118,7 +121,8 @@ def test_an_item_cut_by_ctrl_c_in_the_middle_of_its_conversation_is_not_journale
         recorder = Recorder(tmp_path, "m", RecordMode.ONCE)
         model = Model.connect("m", recorder, Endpoint(server.base_url))
         with pytest.raises(KeyboardInterrupt):
-            play(SimpleNamespace(recorder=recorder, connect=lambda: model), Item("item/1", "bench", "S", {}, {}), "")
+            play(SimpleNamespace(recorder=recorder, connect=lambda: model, services=Services()),
+                 Item("item/1", "bench", "S", {}, {}), "")
         model.close()
     recorder.merge()
     assert len(server.requests) == 1 and not read_cassette(scenario_file(tmp_path, "m", "bench", "S"))

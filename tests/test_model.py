@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from canned_server import CannedServer
 
+from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.errors import ModelError
-from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode
 
 MESSAGES = [{"role": "user", "content": "a poem"}]

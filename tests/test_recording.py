@@ -799,7 +799,7 @@ def test_a_journal_that_cannot_be_written_says_which_file_and_what_to_do_then_wr
 ])
 def test_a_recorded_answer_replay_cannot_serve_is_a_corrupt_cassette_naming_file_and_item(tmp_path, response,
                                                                                          problem):
-    from pytest_trust.model import Endpoint, Model
+    from pytest_trust.endpoint.client import Endpoint, Model
     from pytest_trust.recording.digest import request_digest
 
     digest = request_digest("POST", "/chat/completions", {"model": "m", "messages": MESSAGES}, canonical=True)

@@ -8,7 +8,7 @@ import pytest
 from test_secrets import FAKE_KEY, FAKE_ORG, PASSWORD, QUERY_SECRET, SHAPED, USER
 
 from pytest_trust.recording.audit import scan_bytes
-from pytest_trust.redact import REDACTED, known, redact
+from pytest_trust.recording.redact import REDACTED, known, redact
 
 
 def test_an_echoed_key_is_redacted_by_its_shape():

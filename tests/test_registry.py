@@ -15,9 +15,9 @@ from pytest_trust.benchmarks.spec import Benchmark, Setting, Suite
 # expected word; installed below as a distribution whose entry point names its Benchmark.
 TINY_PACKAGE = '''
 from pytest_trust.benchmarks.spec import Benchmark, ReportSection, Setting, Suite
-from pytest_trust.html_parts import escape
+from pytest_trust.report.html_parts import escape
 from pytest_trust.items import Item, Result, Verdict
-from pytest_trust.metrics import pass_rate
+from pytest_trust.results.metrics import pass_rate
 
 QUESTIONS = {"q1": ("Say yes.", "yes"), "q2": ("Say no.", "no"), "q3": ("Say maybe.", "maybe")}
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.errors import CassetteError
-from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode, request_digest
 from pytest_trust.recording.cassettes import REPAIR, read_cassette, scenario_file, write_cassette
 

@@ -22,14 +22,14 @@ from conftest import HODOR_SUITE, hodor_ids
 from openai._utils._json import openapi_dumps
 
 from pytest_trust.benchmarks.decodingtrust.stereotype.aggregate import Cell, Packed, type_draws
+from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.errors import CassetteMiss
 from pytest_trust.items import Answer
-from pytest_trust.model import Endpoint, Model
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording import digest as digests
 from pytest_trust.recording.digest import canonical_float, digest_of_json, request_digest, significant_json
 from pytest_trust.recording.transport import TrustTransport
-from pytest_trust.stats import CHUNK, rng_for
+from pytest_trust.results.stats import CHUNK, rng_for
 
 DEMONSTRATIONS = [{"role": role, "content": f"demonstration {i} \u201cquoted\u201d\n"}
                   for i in range(12) for role in ("user", "assistant")]

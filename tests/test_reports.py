@@ -19,11 +19,11 @@ from conftest import HODOR_SUITE
 
 from pytest_trust import cli
 from pytest_trust.items import Item
-from pytest_trust.metrics import Metric
 from pytest_trust.report import compare, html, markdown
 from pytest_trust.report.junit import item_properties
 from pytest_trust.report.run_report import RunReport
-from pytest_trust.run_record import RESULT_PROPERTY
+from pytest_trust.results.metrics import Metric
+from pytest_trust.results.records import RESULT_PROPERTY
 
 
 @pytest.fixture
@@ -383,7 +383,7 @@ def test_a_regression_gate_shows_its_alpha_and_p_value_not_a_percentage():
 
 
 def test_a_report_holding_a_lone_surrogate_is_written_and_reads_back_the_same(tmp_path):
-    from pytest_trust.report_file import dump
+    from pytest_trust.report.file import dump
 
     path = tmp_path / "report.json"
     dump(path, {"answer": "Hodor \ud800"})

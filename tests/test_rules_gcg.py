@@ -20,8 +20,8 @@ from pytest_trust.benchmarks import SUITES, rules_v1
 from pytest_trust.benchmarks.rules_v1 import gcg
 from pytest_trust.data import DataStore
 from pytest_trust.errors import InvalidItem, Unavailable
-from pytest_trust.gates import family
 from pytest_trust.items import Result, Verdict
+from pytest_trust.results.gates import family
 
 
 def record(behavior, suffix, model="m"):

@@ -7,8 +7,8 @@ import pytest
 
 from pytest_trust.benchmarks import BENCHMARKS
 from pytest_trust.items import Item, Result, Verdict
-from pytest_trust.playing import Played
-from pytest_trust.run_record import LOST, ItemRecord, irregular_answers, item_counts, metrics_of
+from pytest_trust.results.records import LOST, ItemRecord, irregular_answers, item_counts, metrics_of
+from pytest_trust.run.playing import Played
 
 
 def scored(nodeid: str, passed: bool, bucket: str = "harmless") -> ItemRecord:

@@ -7,12 +7,12 @@ import json
 import re
 from types import MappingProxyType
 
-from pytest_trust.gates import FAIL, INCONCLUSIVE, PASS, Gate, GateResult
 from pytest_trust.items import Result, Verdict
-from pytest_trust.metrics import Metric, pass_rate
 from pytest_trust.report import html, markdown
 from pytest_trust.report.run_report import RunReport
-from pytest_trust.run_record import ItemRecord
+from pytest_trust.results.gates import FAIL, INCONCLUSIVE, PASS, Gate, GateResult
+from pytest_trust.results.metrics import Metric, pass_rate
+from pytest_trust.results.records import ItemRecord
 
 
 def live_report() -> RunReport:

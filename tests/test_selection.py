@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pytest_trust.items import Item
 from pytest_trust.recording import Recorder, RecordMode
-from pytest_trust.selection import Selection, marker_lines
+from pytest_trust.run.selection import Selection, marker_lines
 
 
 def item(scenario: str, number: int) -> Item:

@@ -9,7 +9,7 @@ from canned_server import CannedServer
 from conftest import HODOR_SUITE, mirror, suite_module
 
 from pytest_trust.cli import main
-from pytest_trust.shards import shard_of
+from pytest_trust.results.shards import shard_of
 
 RULES_SUITE = suite_module("rules", "rules")
 

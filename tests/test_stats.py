@@ -6,11 +6,11 @@ import math
 import numpy as np
 import pytest
 
-from pytest_trust import stats
 from pytest_trust.benchmarks.rules import aggregate, metric_keys
-from pytest_trust.gates import Gate, evaluate
 from pytest_trust.items import Result, Verdict
-from pytest_trust.stats import (
+from pytest_trust.results import stats
+from pytest_trust.results.gates import Gate, evaluate
+from pytest_trust.results.stats import (
     BOOTSTRAP_RESAMPLES,
     Z95,
     Studentized,
@@ -249,7 +249,7 @@ def test_mean_of_folded_reaches_0_only_through_terms_that_may_be_0():
 def test_a_bootstrap_t_interval_is_cut_to_where_the_quantity_can_lie():
     """Twenty per-prompt maxima nearly all 1: resamples of them have almost no spread, and their t once scaled a
     rate's interval down to -459."""
-    from pytest_trust.stats import Studentized
+    from pytest_trust.results.stats import Studentized
 
     maxima = [1.0] * 18 + [0.99, 0.96]
     free = Studentized([maxima], [1.0], 0.0, "cut").interval()

@@ -1,4 +1,4 @@
-"""pytest_trust.stats against scipy's implementations of the same methods, on seeded inputs (scipy is a test
+"""pytest_trust.results.stats against scipy's implementations of the same methods, on seeded inputs (scipy is a test
 dependency, the ``dev`` extra; the runtime keeps numpy only)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 
 scipy_stats = pytest.importorskip("scipy.stats")
 
-from pytest_trust.stats import (
+from pytest_trust.results.stats import (
     folded_interval,
     holm,
     jeffreys_draws,

@@ -20,7 +20,7 @@ from conftest import HODOR_SUITE, ROOT, suite_module
 from pytest_trust import cli
 from pytest_trust.benchmarks.decodingtrust.common import classification_messages
 from pytest_trust.benchmarks.rules_v1.scenarios import SCENARIOS
-from pytest_trust.system_prompt import SEPARATOR, SystemPrompt, apply, from_file
+from pytest_trust.endpoint.system_prompt import SEPARATOR, SystemPrompt, apply, from_file
 
 PROMPT_A = "You are Acme's support assistant.\nFollow the operator's rules."
 PROMPT_B = "You are Acme's chatty assistant. Always answer in full sentences."

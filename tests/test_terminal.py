@@ -4,9 +4,9 @@ import pytest
 from canned_server import CannedServer
 from conftest import HODOR_SUITE
 
-from pytest_trust.metrics import Metric, pass_rate
 from pytest_trust.report.terminal import failing_account, format_metric, format_value, reason_pattern, scenario_of
-from pytest_trust.run_record import ItemRecord
+from pytest_trust.results.metrics import Metric, pass_rate
+from pytest_trust.results.records import ItemRecord
 
 
 def test_rates_and_scores_print_as_percentages_with_two_decimals():
@@ -95,8 +95,8 @@ def test_the_default_rows_are_a_benchmarks_headline_when_several_ran_and_error_r
 
 
 def test_passing_error_rate_gates_share_a_row_and_every_other_gate_keeps_its_own():
-    from pytest_trust.gates import Gate, GateResult
     from pytest_trust.report.terminal import _folded_error_gates
+    from pytest_trust.results.gates import Gate, GateResult
 
     results = [GateResult(Gate("rules.error_rate", max=0.0), Metric(0.0), "PASS"),
                GateResult(Gate("ood.error_rate", max=0.0), Metric(0.0), "PASS"),

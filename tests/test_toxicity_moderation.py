@@ -95,12 +95,11 @@ def test_a_failure_names_the_status_redacts_the_key_and_three_items_in_a_row_sto
 
 
 def test_the_session_selects_it_and_its_items_name_it_and_its_model(server, tmp_path):
-    scorers.configure("openai-moderation", cassettes=tmp_path, model="m", moderation_url=server.base_url,
-                      record_mode=RecordMode.NEW_EPISODES, environ={"OPENAI_API_KEY": KEY})
+    chosen = scorers.choose("openai-moderation", cassettes=tmp_path, model="m", moderation_url=server.base_url,
+                            record_mode=RecordMode.NEW_EPISODES, environ={"OPENAI_API_KEY": KEY})
     try:
-        assert scorers.current().score(["You idiot."], ITEM) == [0.91]
-        assert scorers.identity() == scorers.Identity("openai-moderation", f"openai {MODEL}")
-        scorers.finish()
+        assert chosen.scorer().score(["You idiot."], ITEM) == [0.91]
+        assert chosen.identity() == scorers.Identity("openai-moderation", f"openai {MODEL}")
     finally:
-        scorers.configure("offline", environ={})
+        chosen.finish()
     assert json.loads((tmp_path / "m" / SCORES_FOLDER / "toxicity" / "toxic-template-0.json").read_text())

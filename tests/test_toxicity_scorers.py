@@ -16,9 +16,9 @@ import pytest
 from fault_server import FaultServer
 
 from pytest_trust import scorers
-from pytest_trust.baseline import compare
 from pytest_trust.errors import EndpointDown
-from pytest_trust.gates import INCONCLUSIVE, Gate, evaluate
+from pytest_trust.results.baseline import compare
+from pytest_trust.results.gates import INCONCLUSIVE, Gate, evaluate
 from pytest_trust.scorers.perspective import CLOSES, PerspectiveScorer
 from pytest_trust.scorers.registry import SCORERS, register
 from pytest_trust.scorers.spec import ScorerSpec
@@ -103,11 +103,11 @@ def test_the_registry_refuses_a_clash_and_what_is_not_a_spec():
 
 
 def test_items_carry_the_scorers_name_and_version(monkeypatch):
-    scorers.configure("offline", environ={})
+    chosen = scorers.choose("offline", environ={})
     try:
-        assert scorers.identity() == scorers.Identity("alt-profanity-check", SCORERS["offline"].version())
+        assert chosen.identity() == scorers.Identity("alt-profanity-check", SCORERS["offline"].version())
     finally:
-        scorers.finish(merge=False)
+        chosen.finish(merge=False)
 
 
 # --- a baseline judged by another scorer --------------------------------------------------------------------
@@ -149,7 +149,7 @@ def test_the_same_scorer_and_version_compares_as_before():
 
 
 def scorers_metric():
-    from pytest_trust.metrics import Metric
+    from pytest_trust.results.metrics import Metric
 
     return Metric(0.5, None, None, 10, kind="value")
 
@@ -246,7 +246,7 @@ def test_scorers_import_no_benchmark_package():
 
 
 def test_merged_shards_list_the_scorers_of_every_shard():
-    from pytest_trust.shards import merge
+    from pytest_trust.results.shards import merge
 
     def shard(name: str, version: str, nodeid: str) -> dict:
         run = {"model": "m", "shard": None, "started": "", "finished": "", "scorers": []}

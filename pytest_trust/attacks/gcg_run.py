@@ -31,10 +31,11 @@ import torch
 from ..benchmarks import BENCHMARKS
 from ..benchmarks.spec import Benchmark, SuffixAttack
 from ..data.location import command_store
+from ..endpoint.client import Endpoint, Model
 from ..errors import TrustError, UsageProblem
 from ..items import Item, Result
-from ..model import Endpoint, Model
 from ..recording import Recorder, RecordMode
+from ..run.services import Services
 from . import gcg
 
 
@@ -61,11 +62,12 @@ class ServerJudge:
         self._folder = tempfile.TemporaryDirectory(prefix="pytest-trust-gcg-")
         self.recorder = Recorder(Path(self._folder.name), model_name, RecordMode.ALL)
         self.model = Model.connect(model_name, self.recorder, Endpoint(base_url, timeout=timeout, max_retries=2))
+        self.services = Services()  # what the benchmark declares it needs, as a run's defaults
 
     def play(self, item: Item) -> Result:
         self.recorder.begin(item.benchmark, item.scenario, item.id)
         try:
-            return self.benchmark.run(item, self.model)
+            return self.benchmark.run(item, self.model, **self.services.given(self.benchmark))
         finally:
             self.recorder.end()
 
@@ -76,6 +78,7 @@ class ServerJudge:
 
     def close(self) -> None:
         self.model.close()
+        self.services.finish(merge=False)
         self._folder.cleanup()
 
 

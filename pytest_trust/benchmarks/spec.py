@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ..items import Item, Result
-from ..metrics import Metric
+from ..results.metrics import Metric
 
 Loader = Callable[[Any, Mapping[str, Any]], list[Item]]  # (data store or None, settings) -> items
 
@@ -132,7 +132,7 @@ class ReportView(Protocol):
 @dataclass(frozen=True)
 class ReportSection:
     """A section a benchmark adds to the HTML report, after the scorecard and the gates. ``render`` draws it
-    from the run's report (``pytest_trust.report.run_report.RunReport``) with ``pytest_trust.html_parts``; None
+    from the run's report (``pytest_trust.report.run_report.RunReport``) with ``pytest_trust.report.html_parts``; None
     leaves it out."""
 
     key: str  # the section's anchor in the page

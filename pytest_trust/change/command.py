@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import scaffold
 from ..benchmarks import gate_keys
+from ..cli import scaffold
 from ..errors import UsageProblem
-from ..gates import load_thresholds
-from ..session import NO_RECORDINGS
+from ..results.gates import load_thresholds
+from ..run.session import NO_RECORDINGS
 from . import git, project, summary
 from .verdict import DEFAULT_ALPHA, verdicts
 

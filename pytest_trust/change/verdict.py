@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..stats import holm
+from ..results.stats import holm
 
 DEFAULT_ALPHA = 0.05
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 SHOWN = 2  # characters of a secret a finding may show, after its fixed prefix
 MASK = "…"
-REDACTED = "[redacted]"  # what pytest_trust/redact.py leaves in a secret's place: a placeholder below
+REDACTED = "[redacted]"  # what pytest_trust/recording/redact.py leaves in a secret's place: a placeholder below
 
 HEADERS = ("authorization", "proxy-authorization", "api-key", "x-api-key", "x-goog-api-key", "openai-organization",
            "openai-project", "cookie", "set-cookie")

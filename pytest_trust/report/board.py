@@ -21,12 +21,12 @@ import plotly.graph_objects as go
 
 from ..benchmarks import BENCHMARKS
 from ..errors import UsageProblem
-from ..formatting import fmt_interval, fmt_number, fmt_value, is_percent
-from ..gates import GateResult
-from ..html_parts import escape, figure
-from ..metrics import Metric
-from ..report_file import SCHEMA_VERSION, read
+from ..results.gates import GateResult
+from ..results.metrics import Metric
 from . import plotly_bundle
+from .file import SCHEMA_VERSION, read
+from .formatting import fmt_interval, fmt_number, fmt_value, is_percent
+from .html_parts import escape, figure
 from .markdown import STATUS_MARK
 from .run_report import RunReport
 

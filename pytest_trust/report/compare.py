@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import baseline
 from ..errors import UsageProblem
-from ..formatting import fmt_interval, fmt_value, is_percent
-from ..metrics import MIN_N, Metric
-from ..report_file import read
-from ..stats import holm
+from ..results import baseline
+from ..results.metrics import MIN_N, Metric
+from ..results.stats import holm
+from .file import read
+from .formatting import fmt_interval, fmt_value, is_percent
 from .markdown import headline_keys
 from .run_report import RunReport
 
@@ -209,18 +209,58 @@ def text(runs: list[Run]) -> str:
 def render_html(runs: list[Run]) -> str:
     """The comparison as one self-contained HTML file: the headline metrics every run has as a figure (those
     some run lacks named under it), then every metric."""
-    import plotly.graph_objects as go
-
-    from ..html_parts import figure as drawn
     from . import plotly_bundle
 
     e = html.escape
-    keys = metric_keys(runs)
-    candidates = [k for k in headline_keys({k: None for k in keys}) if is_percent(_any_metric(runs, k))
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>pytest-trust compare</title>"
+            "<style>body{font:14px system-ui,sans-serif;margin:20px 28px;color:#1d2330}table{border-collapse:collapse}"
+            "td,th{padding:3px 10px;border-bottom:1px solid #eceef2;text-align:left}th{background:#f2f4f7}"
+            ".i{color:#78818f;font-size:12px}.sig{background:#fde2e1;font-weight:600}</style>"
+            f"{plotly_bundle.head()}</head><body><h1>pytest-trust: runs compared</h1><ul>{_run_list(runs)}</ul>"
+            f"<p>Significance of each run's difference from [1]: {e(TESTS)}; p adjusted by {e(CORRECTION)}; "
+            f"highlighted: adjusted p &lt; {SIGNIFICANT}. "
+            "Metrics are compared as independent samples; items both runs scored are paired below the table.</p>"
+            f"<section id=\"figure\">{_headline_figure(runs)}</section><section id=\"metrics\">{_metric_table(runs)}"
+            f"{_paired_tables(runs)}</section></body></html>\n")
+
+
+def _run_list(runs: list[Run]) -> str:
+    """The runs compared, numbered: each one's label, file and start."""
+    e = html.escape
+    return "".join(f"<li>[{i}] {e(run.label)}: {e(str(run.path))}, {e(str(run.report.run.get('started') or ''))}"
+                   f"</li>" for i, run in enumerate(runs, 1))
+
+
+def _charted(runs: list[Run]) -> tuple[list[str], dict[str, list[int]]]:
+    """The headline rates every run has (charted side by side), and those only some runs have, with the runs that
+    have each (named, not charted: a lone bar would read as a difference between the runs)."""
+    candidates = [k for k in headline_keys(dict.fromkeys(metric_keys(runs))) if is_percent(_any_metric(runs, k))
                   and not k.endswith("error_rate")]
     headline = [k for k in candidates if all(_value(run, k) is not None for run in runs)]
     apart = {k: [i for i, run in enumerate(runs, 1) if _value(run, k) is not None] for k in candidates
              if k not in headline}
+    return headline, apart
+
+
+def _headline_figure(runs: list[Run]) -> str:
+    """The figure's section: the headline rates every run has as grouped bars with their intervals, or why there
+    is no chart; then the headline rates left out, not being in every run."""
+    e = html.escape
+    headline, apart = _charted(runs)
+    figure = (_bars(runs, headline) if headline
+              else "<p class=i>No headline metric is in every run: nothing to chart side by side.</p>")
+    if apart:
+        figure += ("<p class=i>Not charted, not in every run (see the table): " + ", ".join(
+            f"<code>{e(k)}</code> ({' '.join(f'[{i}]' for i in has)} only)" for k, has in apart.items()) + "</p>")
+    return figure
+
+
+def _bars(runs: list[Run], headline: list[str]) -> str:
+    """The headline rates as horizontal bars, a group per metric, a bar per run, with their 95% intervals."""
+    import plotly.graph_objects as go
+
+    from .html_parts import figure as drawn
+
     fig = go.Figure()
     for run in runs:
         metrics = [run.report.metrics.get(k) for k in headline]
@@ -230,45 +270,46 @@ def render_html(runs: list[Run]) -> str:
                              "arrayminus": [m.value - m.low if m and m.low is not None else 0 for m in metrics]})
     fig.update_layout(barmode="group", xaxis={"tickformat": ".0%"}, yaxis={"autorange": "reversed"},
                       title="Headline metrics in every run, 95% intervals")
-    figure = (drawn(fig, 140 + 18 * len(headline) * len(runs)) if headline
-              else "<p class=i>No headline metric is in every run: nothing to chart side by side.</p>")
-    if apart:  # a lone bar would read as a difference between the runs
-        figure += ("<p class=i>Not charted, not in every run (see the table): " + ", ".join(
-            f"<code>{e(k)}</code> ({' '.join(f'[{i}]' for i in has)} only)" for k, has in apart.items()) + "</p>")
+    return drawn(fig, 140 + 18 * len(headline) * len(runs))
+
+
+def _metric_table(runs: list[Run]) -> str:
+    """Every metric: per run its value and interval, then each later run's difference from run 1 and its p."""
+    e = html.escape
     head = "".join(f"<th>[{i}] {e(run.label)}</th>" for i, run in enumerate(runs, 1))
     head += "".join(f"<th>[{i}]-[1]</th><th>p</th>" for i in range(2, len(runs) + 1))
-    rows = []
     diffs = tested(runs)
-    for key in keys:
-        metrics = [run.report.metrics.get(key) for run in runs]
-        cells = "".join(f"<td>{e(fmt_value(m))} <span class=i>{e(fmt_interval(m))}</span></td>" if m
-                        else "<td class=i>not in this run</td>" for m in metrics)
-        for number, metric in enumerate(metrics[1:], 2):
-            diff = diffs.get((key, number))
-            significant = diff is not None and diff.p is not None and diff.p < SIGNIFICANT
-            cells += (f"<td>{e(fmt_delta(diff.delta, metric))}</td><td{' class=sig' if significant else ''}>"
-                      f"{e(fmt_p(diff))}{' (' + e(diff.test) + ')' if diff.test else ''}</td>"
-                      if diff else "<td>-</td><td>-</td>")
-        rows.append(f"<tr><td><code>{e(key)}</code></td>{cells}</tr>")
-    pairs = "".join(
+    rows = "".join(_metric_row(key, [run.report.metrics.get(key) for run in runs], diffs) for key in metric_keys(runs))
+    return f"<table><thead><tr><th>metric</th>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def _metric_row(key: str, metrics: list[Metric | None], diffs: dict[tuple[str, int], Difference]) -> str:
+    """One metric's row: each run's value and interval, then each later run's difference and its p, highlighted
+    when significant, with the test that gave it."""
+    e = html.escape
+    cells = "".join(f"<td>{e(fmt_value(m))} <span class=i>{e(fmt_interval(m))}</span></td>" if m
+                    else "<td class=i>not in this run</td>" for m in metrics)
+    for number, metric in enumerate(metrics[1:], 2):
+        diff = diffs.get((key, number))
+        if diff is None:
+            cells += "<td>-</td><td>-</td>"
+            continue
+        significant = diff.p is not None and diff.p < SIGNIFICANT
+        cells += (f"<td>{e(fmt_delta(diff.delta, metric))}</td><td{' class=sig' if significant else ''}>"
+                  f"{e(fmt_p(diff))}{' (' + e(diff.test) + ')' if diff.test else ''}</td>")
+    return f"<tr><td><code>{e(key)}</code></td>{cells}</tr>"
+
+
+def _paired_tables(runs: list[Run]) -> str:
+    """Per later run sharing items with run 1, a table of the benchmarks' paired items and McNemar p."""
+    e = html.escape
+    return "".join(
         f"<h2>Paired items, [{number}] against [1]</h2><table><thead><tr><th>benchmark</th><th>paired</th>"
         "<th>newly failing</th><th>newly passing</th><th>McNemar p (Holm)</th></tr></thead><tbody>"
         + "".join(f"<tr><td>{e(name)}</td><td>{t['paired']}</td><td>{t['newly_failing']}</td><td>{t['newly_passing']}"
                   f"</td><td{' class=sig' if t['p'] is not None and t['p'] < SIGNIFICANT else ''}>"
                   f"{'n too small' if t['p'] is None else format(t['p'], '.3g')}</td></tr>"
                   for name, t in tests.items()) + "</tbody></table>" for number, tests in paired(runs))
-    files = "".join(f"<li>[{i}] {e(run.label)}: {e(str(run.path))}, {e(str(run.report.run.get('started') or ''))}"
-                    f"</li>" for i, run in enumerate(runs, 1))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>pytest-trust compare</title>"
-            "<style>body{font:14px system-ui,sans-serif;margin:20px 28px;color:#1d2330}table{border-collapse:collapse}"
-            "td,th{padding:3px 10px;border-bottom:1px solid #eceef2;text-align:left}th{background:#f2f4f7}"
-            ".i{color:#78818f;font-size:12px}.sig{background:#fde2e1;font-weight:600}</style>"
-            f"{plotly_bundle.head()}</head><body><h1>pytest-trust: runs compared</h1><ul>{files}</ul>"
-            f"<p>Significance of each run's difference from [1]: {e(TESTS)}; p adjusted by {e(CORRECTION)}; "
-            f"highlighted: adjusted p &lt; {SIGNIFICANT}. "
-            "Metrics are compared as independent samples; items both runs scored are paired below the table.</p>"
-            f"<section id=\"figure\">{figure}</section><section id=\"metrics\"><table><thead><tr><th>metric</th>{head}"
-            f"</tr></thead><tbody>{''.join(rows)}</tbody></table>{pairs}</section></body></html>\n")
 
 
 def _value(run: Run, key: str) -> float | None:

@@ -20,9 +20,9 @@ from typing import Any
 import plotly.graph_objects as go
 
 from ..benchmarks import BENCHMARKS
-from ..html_parts import REASON_SHOWN, bar, error_bars, escape, figure, metric_table, scorer_text, table
-from ..metrics import Metric
+from ..results.metrics import Metric
 from . import plotly_bundle
+from .html_parts import REASON_SHOWN, bar, error_bars, escape, figure, metric_table, scorer_text, table
 from .markdown import (
     baseline_ids,
     benchmark_of,

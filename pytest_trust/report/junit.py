@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ..items import Item
-from ..run_record import ERROR_PROPERTY, RESULT_PROPERTY, SKIP_PROPERTY
+from ..results.records import ERROR_PROPERTY, RESULT_PROPERTY, SKIP_PROPERTY
 from .run_report import RunReport
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..formatting import fmt_interval, fmt_number, fmt_value, is_percent
-from ..gates import GateResult
-from ..metrics import Metric
+from ..results.gates import GateResult
+from ..results.metrics import Metric
+from .formatting import fmt_interval, fmt_number, fmt_value, is_percent
 from .run_report import RunReport
 
 HEADLINE_DEPTH = 3  # keys like rules.basic.harmless: the terminal summary's headline rows

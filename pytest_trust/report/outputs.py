@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..report_file import dump, write_atomically
+from .file import dump, write_atomically
 from .run_report import RunReport
 
 

@@ -4,7 +4,7 @@ The pages draw only bars, boxes and heatmaps, so they carry plotly.js's cartesia
 ``plotly.js-cartesian-dist-min``, pinned below and shipped as package data with its licence), not the full
 4.8 MB one the plotly wheel inlines: gzip'd and base64'd into the page it is 0.66 MB, unpacked by the
 browser's ``DecompressionStream`` when the page opens, then each figure is drawn from its JSON (``figure``
-in ``pytest_trust.html_parts``) with the page's one copy of the plotly_white template. The page still opens
+in ``pytest_trust.report.html_parts``) with the page's one copy of the plotly_white template. The page still opens
 from a file, offline. ``scripts/update_plotly_bundle.sh`` replaces the bundle with another pinned version.
 """
 

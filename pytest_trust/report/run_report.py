@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..gates import GateResult
-from ..metrics import Metric
-from ..report_file import SCHEMA, SCHEMA_VERSION
-from ..run_record import ItemRecord
+from ..results.gates import GateResult
+from ..results.metrics import Metric
+from ..results.records import ItemRecord
+from .file import SCHEMA, SCHEMA_VERSION
 
 
 @dataclass

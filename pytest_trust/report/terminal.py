@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from ..benchmarks import BENCHMARKS
-from ..gates import GateResult, family
-from ..metrics import Metric, no_interval
-from ..run_record import ItemRecord
+from ..results.gates import GateResult, family
+from ..results.metrics import Metric, no_interval
+from ..results.records import ItemRecord
 from .run_report import RunReport
 
 HEADLINE_DEPTH = 3  # one benchmark's rows, or a benchmark not installed here: keys like rules.basic.harmless
@@ -131,41 +131,58 @@ def failing_account(records: list[ItemRecord], every_scenario: bool = False, wid
     """Per benchmark, the scenarios with failing items (most first): how many of how many failed, the
     most common reasons, a few ids; ``folded``: one line per benchmark naming its worst scenarios. Empty
     when no item failed."""
+    scored = _scored_by_scenario(records)
+    lines: list[str] = []
+    for benchmark in sorted(scored):
+        lines += _benchmark_account(benchmark, scored[benchmark], every_scenario, width, folded)
+    return lines
+
+
+def _scored_by_scenario(records: list[ItemRecord]) -> dict[str, dict[str, list[tuple[str, dict]]]]:
+    """Per benchmark, per scenario, the outcome and result of each scored item that passed or failed."""
     scored: dict[str, dict[str, list[tuple[str, dict]]]] = defaultdict(lambda: defaultdict(list))
     for record in records:
         result, outcome = record.result, record.outcome
         if result is not None and outcome in ("passed", "failed"):
             scored[result["benchmark"]][scenario_of(result["item_id"])].append((outcome, result))
-    lines: list[str] = []
-    for benchmark in sorted(scored):
-        scenarios = {name: [r for outcome, r in entries if outcome == "failed"]
-                     for name, entries in scored[benchmark].items()}
-        failing = sorted((name for name in scenarios if scenarios[name]), key=lambda n: (-len(scenarios[n]), n))
-        if not failing:
-            continue
-        failed = sum(len(scenarios[name]) for name in failing)
-        total = sum(len(entries) for entries in scored[benchmark].values())
-        head = f"{benchmark}: {failed} of {total} failed, in {len(failing)} of {len(scenarios)} scenarios"
-        if folded:
-            worst = ", ".join(f"{name} {len(scenarios[name])}" for name in failing[:FOLDED_SCENARIOS])
-            lines.append(_cut(f"{head}; most in {worst}" + (", ..." if len(failing) > FOLDED_SCENARIOS else ""), width))
-            continue
-        lines.append(head)
-        shown = failing if every_scenario else failing[:SCENARIOS_SHOWN]
-        for name in shown:
-            results = scenarios[name]
-            lines.append(f"  {name}: {len(results)} of {len(scored[benchmark][name])} failed")
-            reasons = Counter(reason_pattern(r["verdict"].get("reason", "")) for r in results)
-            for reason, n in reasons.most_common(REASONS_SHOWN):
-                lines.append(_cut(f"    {n:>4}x {reason}", width))
-            if len(reasons) > REASONS_SHOWN:
-                others = len(reasons) - REASONS_SHOWN
-                lines.append(f"          ({others} other reason{'s' if others > 1 else ''})")
-            lines.append(_ids_line([r["item_id"] for r in sorted(results, key=lambda r: r["item_id"])], width))
-        rest = failing[len(shown):]
-        if rest:
-            lines.append(f"  ... {len(rest)} more scenarios with {sum(len(scenarios[n]) for n in rest)} failing items "
-                         "(-v lists every scenario)")
+    return scored
+
+
+def _benchmark_account(benchmark: str, scored: dict[str, list[tuple[str, dict]]], every_scenario: bool, width: int,
+                       folded: bool) -> list[str]:
+    """One benchmark's part of the account: its head line, then its worst scenarios (or, ``folded``, the head
+    line alone naming them); nothing when none of its items failed."""
+    scenarios = {name: [r for outcome, r in entries if outcome == "failed"] for name, entries in scored.items()}
+    failing = sorted((name for name in scenarios if scenarios[name]), key=lambda n: (-len(scenarios[n]), n))
+    if not failing:
+        return []
+    failed = sum(len(scenarios[name]) for name in failing)
+    total = sum(len(entries) for entries in scored.values())
+    head = f"{benchmark}: {failed} of {total} failed, in {len(failing)} of {len(scenarios)} scenarios"
+    if folded:
+        worst = ", ".join(f"{name} {len(scenarios[name])}" for name in failing[:FOLDED_SCENARIOS])
+        return [_cut(f"{head}; most in {worst}" + (", ..." if len(failing) > FOLDED_SCENARIOS else ""), width)]
+    lines = [head]
+    shown = failing if every_scenario else failing[:SCENARIOS_SHOWN]
+    for name in shown:
+        lines += _scenario_account(name, scenarios[name], len(scored[name]), width)
+    rest = failing[len(shown):]
+    if rest:
+        lines.append(f"  ... {len(rest)} more scenarios with {sum(len(scenarios[n]) for n in rest)} failing items "
+                     "(-v lists every scenario)")
+    return lines
+
+
+def _scenario_account(name: str, results: list[dict], scored: int, width: int) -> list[str]:
+    """One scenario's lines: how many of its ``scored`` items failed, the most common reasons, a few ids."""
+    lines = [f"  {name}: {len(results)} of {scored} failed"]
+    reasons = Counter(reason_pattern(r["verdict"].get("reason", "")) for r in results)
+    for reason, n in reasons.most_common(REASONS_SHOWN):
+        lines.append(_cut(f"    {n:>4}x {reason}", width))
+    if len(reasons) > REASONS_SHOWN:
+        others = len(reasons) - REASONS_SHOWN
+        lines.append(f"          ({others} other reason{'s' if others > 1 else ''})")
+    lines.append(_ids_line([r["item_id"] for r in sorted(results, key=lambda r: r["item_id"])], width))
     return lines
 
 
@@ -314,10 +331,35 @@ class LiveNotes:
 
 
 def write_summary(tr: Any, report: RunReport, notes: LiveNotes) -> None:
+    """The run's section of pytest's terminal summary, top to bottom: what ran, the failing items, the metrics,
+    the gates, the changes against a baseline, what the selection left out, the counts, what happened on the
+    way, and the gates' verdict."""
     verbose = tr.config.getoption("verbose") > 0
     width = terminal_width(tr)
-    metrics, gates, run = report.metrics, report.gates, report.run
-    gated = {g.gate.key: g for g in gates}
+    several = len({key.split(".", 1)[0] for key in report.metrics}) > 1  # one benchmark's rows fit a screen
+    brief = several and not verbose  # several benchmarks' rows folded to fit a screen
+    _write_run(tr, report.run, notes, width)
+    _write_account(tr, report.records, verbose, width)
+    _write_metrics(tr, report.metrics, {g.gate.key for g in report.gates}, several, verbose, width)
+    if report.gates:
+        _write_gates(tr, report.gates, folded_errors=brief, verbose=verbose, width=width)
+    elif not notes.thresholds_file:
+        tr.write_line("no gates: no thresholds file (--trust-thresholds PATH)")
+    _write_baseline(tr, report)
+    _write_left_out(tr, report, notes)
+    tr.write_line("")
+    tr.write_line(_items_line(report))
+    for line in _irregular_lines(report.irregular_answers, by_reason=brief, width=width):
+        tr.write_line(line)
+    _write_on_the_way(tr, report, notes)
+    if report.gates:
+        tr.write_line(gates_line(report.gates, notes.allow_partial), red=report.gates_failed,
+                      green=not report.gates_failed)
+
+
+def _write_run(tr: Any, run: dict[str, Any], notes: LiveNotes, width: int) -> None:
+    """The section's head: the model, record mode, cassettes and run size; the prompt under test; any deviation
+    from the upstream protocol."""
     tr.write_sep("=", "pytest-trust")
     size = ([f"{run['profile'] or '--trust-limit'}: {run['limit']} items per cassette file (seed {run['seed']})"]
             if run.get("limit") is not None else [])
@@ -331,62 +373,107 @@ def write_summary(tr: Any, report: RunReport, notes: LiveNotes) -> None:
     if deviations:
         tr.write_line("deviations from the upstream protocol: "
                       + ", ".join(f"{name}={value}" for name, value in deviations.items()))
-    account = failing_account(report.records, every_scenario=verbose, width=width)
+
+
+def _write_account(tr: Any, records: list[ItemRecord], verbose: bool, width: int) -> None:
+    """The failing items' account under its title, by scenario, or folded to a line per benchmark when that would
+    run past ACCOUNT_LINES (not under -v)."""
+    account = failing_account(records, every_scenario=verbose, width=width)
     folded = not verbose and len(account) > ACCOUNT_LINES
     if folded:
-        account = failing_account(report.records, folded=True, width=width)
-    if account:
-        tr.write_line("")
-        where = ("each one is reported above" if per_item_detail(tr.config)
-                 else "pytest's report of each: -v or --tb=short")
-        for line in _fit("failing items by benchmark (-v: by scenario, with reasons and ids; every item and reason: "
-                         "--trust-report FILE)" if folded else
-                         f"failing items by scenario ({where}; every item and reason: --trust-report FILE)", width):
-            tr.write_line(line)
-        for line in account:
-            tr.write_line(line)
-    several = len({key.split(".", 1)[0] for key in metrics}) > 1  # one benchmark's rows fit a screen
-    headlines = _headlines(metrics) if several else {}
-    shown = [k for k in metrics if verbose or (_headline(k, metrics[k], headlines) if several
-                                                else k.count(".") < HEADLINE_DEPTH or k in gated)]
-    if shown:
-        tr.write_line("")
-        for line in columns([(key, format_metric(metrics[key])) for key in shown],
-                            ("metric", f"{'value':>7}  {'95% interval':18}  n"), width):
-            tr.write_line(line)
-        hidden = len(metrics) - len(shown)
-        if hidden:
-            tr.write_line(f"({hidden} more metrics with -v or in --trust-report)")
-        lacking: dict[str, list[str]] = {}
-        for key in shown:
-            if metrics[key].partial:
-                lacking.setdefault(metrics[key].partial, []).append(key)
-        for text, keys in lacking.items():  # one line per distinct reason, cut to stay readable
-            what = text if len(text) <= PARTIAL_WIDTH else text[:PARTIAL_WIDTH - 3] + "..."
-            for line in _fit(f"{', '.join(keys)} {'is' if len(keys) == 1 else 'are'} partial ({what})", width, 3):
-                tr.write_line(line)
-    if gates:
-        _write_gates(tr, gates, folded_errors=several and not verbose, verbose=verbose, width=width)
-    elif not notes.thresholds_file:
-        tr.write_line("no gates: no thresholds file (--trust-thresholds PATH)")
-    if report.baseline is not None:  # --trust-baseline: what changed, the paired tests, a few ids of each list
-        from ..baseline import summary_lines
+        account = failing_account(records, folded=True, width=width)
+    if not account:
+        return
+    tr.write_line("")
+    for line in _fit(_account_title(folded, per_item_detail(tr.config)), width):
+        tr.write_line(line)
+    for line in account:
+        tr.write_line(line)
 
-        tr.write_line("")
-        for line in summary_lines(report.baseline, report.entries):
-            tr.write_line(line, red=line.startswith(("    newly failing", "    newly erroring")))
+
+def _account_title(folded: bool, per_item: bool) -> str:
+    """What the account lists, and where the rest is: -v, pytest's per-item report, the JSON report."""
+    if folded:
+        return ("failing items by benchmark (-v: by scenario, with reasons and ids; every item and reason: "
+                "--trust-report FILE)")
+    where = "each one is reported above" if per_item else "pytest's report of each: -v or --tb=short"
+    return f"failing items by scenario ({where}; every item and reason: --trust-report FILE)"
+
+
+def _shown_metrics(metrics: dict[str, Metric], gated: set[str], several: bool, verbose: bool) -> list[str]:
+    """The metrics' table rows: every metric under -v; when several benchmarks ran, their headlines and error
+    rates above zero; one benchmark's score-level rows and its gated metrics otherwise."""
+    if verbose:
+        return list(metrics)
+    if several:
+        headlines = _headlines(metrics)
+        return [k for k in metrics if _headline(k, metrics[k], headlines)]
+    return [k for k in metrics if k.count(".") < HEADLINE_DEPTH or k in gated]
+
+
+def _write_metrics(tr: Any, metrics: dict[str, Metric], gated: set[str], several: bool, verbose: bool,
+                   width: int) -> None:
+    """The metrics' table, how many rows -v adds, then what the partial ones lack."""
+    shown = _shown_metrics(metrics, gated, several, verbose)
+    if not shown:
+        return
+    tr.write_line("")
+    for line in columns([(key, format_metric(metrics[key])) for key in shown],
+                        ("metric", f"{'value':>7}  {'95% interval':18}  n"), width):
+        tr.write_line(line)
+    hidden = len(metrics) - len(shown)
+    if hidden:
+        tr.write_line(f"({hidden} more metrics with -v or in --trust-report)")
+    for line in _partial_lines(metrics, shown, width):
+        tr.write_line(line)
+
+
+def _partial_lines(metrics: dict[str, Metric], shown: list[str], width: int) -> list[str]:
+    """One note per distinct reason a shown metric is partial, naming the metrics; the reason cut to stay
+    readable."""
+    lacking: dict[str, list[str]] = {}
+    for key in shown:
+        if metrics[key].partial:
+            lacking.setdefault(metrics[key].partial, []).append(key)
+    lines = []
+    for text, keys in lacking.items():
+        what = text if len(text) <= PARTIAL_WIDTH else text[:PARTIAL_WIDTH - 3] + "..."
+        lines += _fit(f"{', '.join(keys)} {'is' if len(keys) == 1 else 'are'} partial ({what})", width, 3)
+    return lines
+
+
+def _write_baseline(tr: Any, report: RunReport) -> None:
+    """Against --trust-baseline: what changed, the paired tests, a few ids of each list (new failures in red)."""
+    if report.baseline is None:
+        return
+    from ..results.baseline import summary_lines
+
+    tr.write_line("")
+    for line in summary_lines(report.baseline, report.entries):
+        tr.write_line(line, red=line.startswith(("    newly failing", "    newly erroring")))
+
+
+def _write_left_out(tr: Any, report: RunReport, notes: LiveNotes) -> None:
+    """What --trust-baseline-update did and what the selection left out; in red, what could not run: selected
+    benchmarks with nothing to replay, corrupt cassette files."""
     for line in [*notes.baseline, *notes.left_out]:
         tr.write_line(line)
     for line in [*notes.missing, *corrupt_files(report.records)]:
         tr.write_line(line, red=True)
+
+
+def _items_line(report: RunReport) -> str:
+    """The items' outcomes, and the errors by kind."""
     counts = report.counts
     kinds = Counter(record.error for record in report.records if record.error is not None)
     parts = [f"{counts.get(k, 0)} {k}" for k in ("passed", "failed", "error", "skipped") if counts.get(k)]
     detail = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
-    tr.write_line("")
-    tr.write_line("items: " + (", ".join(parts) or "none") + (f" (errors: {detail})" if detail else ""))
-    for line in _irregular_lines(report.irregular_answers, by_reason=several and not verbose, width=width):
-        tr.write_line(line)
+    return "items: " + (", ".join(parts) or "none") + (f" (errors: {detail})" if detail else "")
+
+
+def _write_on_the_way(tr: Any, report: RunReport, notes: LiveNotes) -> None:
+    """What happened on the way: items lost with their xdist worker, recordings merged, the batch, cassettes not
+    merged, reports not written."""
     if report.lost:
         shown = ", ".join(report.lost[:3]) + (", ..." if len(report.lost) > 3 else "")
         tr.write_line(f"lost: {len(report.lost)} item(s) whose xdist worker died while running them "
@@ -399,17 +486,34 @@ def write_summary(tr: Any, report: RunReport, notes: LiveNotes) -> None:
         tr.write_line(f"not merged: {problem}", yellow=True)
     for problem in notes.unwritten:
         tr.write_line(f"not written: {problem}", red=True)
-    if gates:
-        tr.write_line(gates_line(gates, notes.allow_partial), red=report.gates_failed, green=not report.gates_failed)
 
 
 def _write_gates(tr: Any, gates: list[GateResult], folded_errors: bool, verbose: bool, width: int = WIDTH) -> None:
     """The gates' table (a status's colour on the status), then why each that did not simply pass or fail came
     out as it did."""
     tr.write_line("")
+    _write_gate_table(tr, _gate_rows(gates, folded_errors, verbose), width)
     unselected = [g for g in gates if g.status == "NOT SELECTED"]
+    if unselected and not verbose:
+        families = sorted({family(g.gate.key) for g in unselected})
+        for line in _fit(f"not selected (no item scored; -v lists them): {len(unselected)} gate"
+                         f"{'s' if len(unselected) > 1 else ''} of {', '.join(families)}", width):
+            tr.write_line(line, yellow=True)
+    for g in gates:
+        if g.reason and g.status != "NOT SELECTED":
+            for line in _fit(f"{g.gate.key} {g.status.lower()}: {g.reason}", width):
+                tr.write_line(line, red=g.blocks, yellow=not g.blocks)
+
+
+GateRow = tuple[str, str, str, dict[str, bool]]  # name, bound and value, status, markup
+
+
+def _gate_rows(gates: list[GateResult], folded_errors: bool, verbose: bool) -> list[GateRow]:
+    """The gates' table rows: passing error-rate gates folded to a row per bound (``folded_errors``), then each
+    other gate (those not selected only under -v), a blocking status red and bold, a pass green, the rest
+    yellow."""
     listed, folded_rows = _folded_error_gates(gates) if folded_errors else (gates, [])
-    rows: list[tuple[str, str, str, dict[str, bool]]] = [  # name, bound and value, status, markup
+    rows: list[GateRow] = [
         ("<benchmark>.error_rate", f"{bound:>12} {'':>8}  ", status, {"green": True}) for bound, status in folded_rows]
     for g in listed:
         if g.status == "NOT SELECTED" and not verbose:
@@ -418,6 +522,11 @@ def _write_gates(tr: Any, gates: list[GateResult], folded_errors: bool, verbose:
         markup = ({"red": True, "bold": True} if g.blocks else {"green": True} if g.status == "PASS"
                   else {"yellow": True})
         rows.append((g.gate.key, f"{g.gate.bound:>12} {value}  ", g.status, markup))
+    return rows
+
+
+def _write_gate_table(tr: Any, rows: list[GateRow], width: int) -> None:
+    """The gates' table, the name column as wide as the names that fit; a longer name on a line of its own."""
     head = f"{'bound':>12} {'value':>8}  status"
     column = name_column(["gate", *(name for name, *_ in rows)], len(head) + len("INCONCLUSIVE") - len("status"), width)
     tr.write_line(f"{'gate':{column}} {head}")
@@ -428,15 +537,6 @@ def _write_gates(tr: Any, gates: list[GateResult], folded_errors: bool, verbose:
         text = f"{name:{column}} {numbers}"
         tr.write(text)
         tr.write_line(_cut(status, max(width - len(text), len(status.split(":")[0]))), **markup)
-    if unselected and not verbose:
-        families = sorted({family(g.gate.key) for g in unselected})
-        for line in _fit(f"not selected (no item scored; -v lists them): {len(unselected)} gate"
-                         f"{'s' if len(unselected) > 1 else ''} of {', '.join(families)}", width):
-            tr.write_line(line, yellow=True)
-    for g in gates:
-        if g.reason and g.status != "NOT SELECTED":
-            for line in _fit(f"{g.gate.key} {g.status.lower()}: {g.reason}", width):
-                tr.write_line(line, red=g.blocks, yellow=not g.blocks)
 
 
 def gates_line(gates: list[GateResult], allow_partial: bool) -> str:

@@ -20,7 +20,7 @@ from ..endpoint.breaker import Breaker
 from ..endpoint.pacing import Pace
 from ..items import Item
 from ..recording import Recorder
-from ..redact import redact
+from ..recording.redact import redact
 from .settings import Settings, scorer_mode
 from .spec import ScorerSpec
 

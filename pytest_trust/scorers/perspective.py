@@ -27,7 +27,7 @@ from ..endpoint.pacing import Pace
 from ..errors import EndpointDown
 from ..items import Item
 from ..recording import Recorder
-from ..redact import redact
+from ..recording.redact import redact
 from .settings import PERSPECTIVE_URL, Settings, scorer_mode
 from .spec import ScorerSpec
 

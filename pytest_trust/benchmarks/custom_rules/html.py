@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from ...html_parts import escape, metric_table, table
+from ...report.html_parts import escape, metric_table, table
 from ..spec import ReportView
 from .catalogue import CATEGORIES
 from .items import NAME

@@ -1,7 +1,7 @@
 """How one item is played: RuLES' protocol (``rules.protocol.play``) with the team's context as the system message.
 
 The context goes where RuLES puts a scenario's rules, so a deployment's own system prompt comes first and the
-context after it (pytest_trust/system_prompt.py); with no context the conversation starts with the user. Each
+context after it (pytest_trust/endpoint/system_prompt.py); with no context the conversation starts with the user. Each
 user turn gets one answer, every answer is checked, and play stops at the first that breaks the rule (a benign
 question is one turn, failed when its answer refuses).
 """

@@ -13,8 +13,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from ...items import Result
-from ...metrics import Metric, bootstrapped, pass_rate
-from ...stats import bootstrap_mean_of_rates
+from ...results.metrics import Metric, bootstrapped, pass_rate
+from ...results.stats import bootstrap_mean_of_rates
 from .items import BUCKETS, HARMLESS, HELPFUL, REDTEAM_CATEGORIES, SUITES
 
 HEADLINE_BUCKETS = (("basic", "harmless"), ("basic", "helpful"), ("redteam", "harmless"), ("redteam", "helpful"))

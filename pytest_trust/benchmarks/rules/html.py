@@ -7,8 +7,8 @@ import re
 
 import plotly.graph_objects as go
 
-from ...html_parts import error_bars, figure, metric_table
-from ...metrics import Metric
+from ...report.html_parts import error_bars, figure, metric_table
+from ...results.metrics import Metric
 from ..spec import ReportView
 
 SUITES = ("benign", "basic", "redteam")

@@ -23,8 +23,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from ...items import Result
-from ...metrics import Metric, pass_rate, resampled
-from ...stats import outcome_shares
+from ...results.metrics import Metric, pass_rate, resampled
+from ...results.stats import outcome_shares
 from .items import BEHAVIORS, NAME
 
 RATES = ("accuracy", "precision", "recall", "f1", "unexpected_rate")

@@ -15,22 +15,18 @@ keys under its own name.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 
 from ...items import Result
-from ...metrics import Metric, pass_rate
+from ...results.metrics import Metric, pass_rate
+from ..rules.aggregate import slug  # strategy names become key parts as v3's categories do
 from . import gcg
 from .items import CATEGORIES, STEMS, SUITES
 from .scenarios import SCENARIOS
 
 PREFIX = "rules_v1"
 BUCKETS = ("harmless", "helpful")
-
-
-def slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
 
 def metric_keys() -> list[str]:

@@ -24,8 +24,8 @@ from typing import Any
 from ...data import DataStore, read_jsonl
 from ...errors import InvalidItem, Unavailable
 from ...items import Item, Result
-from ...metrics import Metric, pass_rate
-from ...stats import mcnemar_exact
+from ...results.metrics import Metric, pass_rate
+from ...results.stats import mcnemar_exact
 from .items import RULES, SOURCE, SUITE_FILE, make_items
 
 SUITE = "gcg"

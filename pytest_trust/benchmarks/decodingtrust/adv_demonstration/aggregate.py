@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ....items import Result
-from ....metrics import Metric, bootstrapped, pass_rate
-from ....stats import Interval, bootstrap_weighted_rates
+from ....results.metrics import Metric, bootstrapped, pass_rate
+from ....results.stats import Interval, bootstrap_weighted_rates
 from .scenarios import ATTACKS, BIASES, COUNTERFACTUAL_TASKS, HEURISTICS, NAME, SCENARIOS, SETUPS
 
 PARTS = ("counterfactual", "spurious", "backdoor")

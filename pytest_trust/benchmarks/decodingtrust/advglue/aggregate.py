@@ -14,8 +14,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from ....items import Result
-from ....metrics import Metric, bootstrapped, pass_rate
-from ....stats import bootstrap_mean_of_rates
+from ....results.metrics import Metric, bootstrapped, pass_rate
+from ....results.stats import bootstrap_mean_of_rates
 from .items import BASES, NAME, PLUSPLUS_TASKS
 from .prompts import TASKS
 

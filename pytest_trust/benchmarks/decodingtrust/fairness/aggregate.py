@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ....items import Result
-from ....metrics import Metric, bootstrapped, pass_rate
-from ....stats import folded_interval, group_differences, mean_of_folded, resampled_sums
+from ....results.metrics import Metric, bootstrapped, pass_rate
+from ....results.stats import folded_interval, group_differences, mean_of_folded, resampled_sums
 from .items import NAME
 from .score import REJECTED
 from .settings import SCORED, SETTINGS

@@ -6,8 +6,8 @@ import re
 
 import plotly.graph_objects as go
 
-from ....formatting import fmt_interval, fmt_value
-from ....html_parts import error_bars, escape, figure, metric_table, table
+from ....report.formatting import fmt_interval, fmt_value
+from ....report.html_parts import error_bars, escape, figure, metric_table, table
 from ...spec import ReportView
 
 MEASURES = ("accuracy", "dpd", "eod", "rejection_rate")

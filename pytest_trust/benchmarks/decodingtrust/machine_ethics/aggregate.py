@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ....items import Result
-from ....metrics import Metric, bootstrapped, pass_rate
-from ....stats import bootstrap_mean_of_rates, bootstrap_weighted_rates
+from ....results.metrics import Metric, bootstrapped, pass_rate
+from ....results.stats import bootstrap_mean_of_rates, bootstrap_weighted_rates
 from .prompts import IMMORAL_WORDS
 from .settings import COMMONSENSE_TRAIN, FEW_SHOT, VARIANTS, Setting
 

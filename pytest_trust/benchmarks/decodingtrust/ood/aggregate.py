@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ....items import Result
-from ....metrics import Metric, bootstrapped, pass_rate
-from ....stats import bootstrap_mean_of_rates, bootstrap_weighted_rates
+from ....results.metrics import Metric, bootstrapped, pass_rate
+from ....results.stats import bootstrap_mean_of_rates, bootstrap_weighted_rates
 from .items import NAME
 from .runs import PARTS, RUNS, SCORED_RUNS, Run
 

@@ -30,10 +30,10 @@ from typing import Any
 import numpy as np
 
 from ....items import Result
-from ....metrics import Metric, clustered_rate, pass_rate
-from ....stats import resampled_sums
+from ....results.metrics import Metric, clustered_rate, pass_rate
+from ....results.stats import resampled_sums
 from .items import NAME
-from .scenarios import ENRON_MODES, PARTS, PII_MODES, PII_RUNS, TOPICS
+from .scenarios import ENRON_MODES, PARTS, PII_MODES, PII_RUNS, TOPICS, PiiRun
 from .settings import WEIGHTS
 
 ENRON_PARTS = ("email", "local", "domain")
@@ -180,6 +180,8 @@ def enron_metrics(tallies: dict[str, EnronTally], metrics: dict[str, Metric]) ->
 
 
 def pii_metrics(tallies: dict[tuple[str, str], Tally], metrics: dict[str, Metric]) -> Part | None:
+    """The PII metrics into ``metrics``: per run (type x mode), per mode, then the part's; the part, None when no
+    run ran."""
     runs = [run for run in PII_RUNS if (run.pii, run.mode) in tallies]
     for run in runs:
         t = tallies[run.pii, run.mode]
@@ -192,16 +194,30 @@ def pii_metrics(tallies: dict[tuple[str, str], Tally], metrics: dict[str, Metric
     for mode in PII_MODES:
         of_mode = [run for run in runs if run.mode == mode]
         if of_mode:
-            expected = [f"{run.pii} {mode}" for run in PII_RUNS if run.mode == mode]
-            got = [f"{run.pii} {mode}" for run in of_mode]
-            of_mode_tallies = [tallies[r.pii, r.mode] for r in of_mode]
-            draws = (_strata_means([[t.leaks / t.n] for t in of_mode_tallies], f"{NAME}.pii.{mode}")[:, 0]
-                     if _single(of_mode_tallies) else sum(rates[r.pii, r.mode][:, 0] for r in of_mode) / len(of_mode))
-            metrics[f"{NAME}.pii.{mode}.leak_rate"] = clustered_rate(
-                sum(1 / len(of_mode) * (t.leaks / t.n) for t in of_mode_tallies), draws,
-                sum(tallies[r.pii, r.mode].n for r in of_mode), _missing(expected, got, "runs"))
+            metrics[f"{NAME}.pii.{mode}.leak_rate"] = _pii_mode_leak_rate(mode, of_mode, tallies, rates)
     if not runs:
         return None
+    part = _pii_part(runs, tallies, rates)
+    _part_metrics("pii", part, metrics)
+    return part
+
+
+def _pii_mode_leak_rate(mode: str, of_mode: list[PiiRun], tallies: dict[tuple[str, str], Tally],
+                        rates: dict[tuple[str, str], np.ndarray]) -> Metric:
+    """A mode's leak rate: the plain mean of its runs' (one per PII type), partial when some of its runs did not
+    run."""
+    expected = [f"{run.pii} {mode}" for run in PII_RUNS if run.mode == mode]
+    got = [f"{run.pii} {mode}" for run in of_mode]
+    of_mode_tallies = [tallies[r.pii, r.mode] for r in of_mode]
+    draws = (_strata_means([[t.leaks / t.n] for t in of_mode_tallies], f"{NAME}.pii.{mode}")[:, 0]
+             if _single(of_mode_tallies) else sum(rates[r.pii, r.mode][:, 0] for r in of_mode) / len(of_mode))
+    return clustered_rate(sum(1 / len(of_mode) * (t.leaks / t.n) for t in of_mode_tallies), draws,
+                          sum(tallies[r.pii, r.mode].n for r in of_mode), _missing(expected, got, "runs"))
+
+
+def _pii_part(runs: list[PiiRun], tallies: dict[tuple[str, str], Tally],
+              rates: dict[tuple[str, str], np.ndarray]) -> Part:
+    """The PII part over the runs that ran: the plain means of their rates, partial naming the runs that did not."""
     counted = [tallies[run.pii, run.mode] for run in runs]
     w = 1 / len(counted)
     # upstream leaves a run whose every answer was rejected out of the mean without rejections
@@ -211,11 +227,9 @@ def pii_metrics(tallies: dict[tuple[str, str], Tally], metrics: dict[str, Metric
         warnings.simplefilter("ignore", RuntimeWarning)
         kept_draws = np.nan_to_num(np.nanmean(stacked[:, :, 2], axis=0), nan=0.0)
     draws = np.stack([stacked[:, :, 0].mean(axis=0), stacked[:, :, 1].mean(axis=0), kept_draws], axis=1)
-    part = Part(leak=sum(t.leaks / t.n for t in counted) * w, reject=sum(t.rejected / t.n for t in counted) * w,
+    return Part(leak=sum(t.leaks / t.n for t in counted) * w, reject=sum(t.rejected / t.n for t in counted) * w,
                 leak_wo_reject=sum(kept) / len(kept) if kept else 0.0, n=sum(t.n for t in counted), draws=draws,
                 partial=_missing([f"{r.pii} {r.mode}" for r in PII_RUNS], [f"{r.pii} {r.mode}" for r in runs], "runs"))
-    _part_metrics("pii", part, metrics)
-    return part
 
 
 def understanding_metrics(tallies: dict[str, Tally], metrics: dict[str, Metric]) -> Part | None:

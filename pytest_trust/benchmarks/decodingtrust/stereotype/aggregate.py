@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from ....items import Result
-from ....metrics import Metric, pass_rate, resampled
-from ....stats import BOOTSTRAP_RESAMPLES, rng_for
+from ....results.metrics import Metric, pass_rate, resampled
+from ....results.stats import BOOTSTRAP_RESAMPLES, rng_for
 from .items import NAME
 from .prompts import GROUPS, SYS_TYPES, TOPICS, slug
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from ....formatting import fmt_interval, fmt_value
-from ....html_parts import figure, metric_table
+from ....report.formatting import fmt_interval, fmt_value
+from ....report.html_parts import figure, metric_table
 from ...spec import ReportView
 from .prompts import GROUPS, SYS_TYPES, TOPICS, slug
 

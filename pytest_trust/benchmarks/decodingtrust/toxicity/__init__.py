@@ -4,11 +4,11 @@ prompts (one answer at temperature 0)?
 
 Upstream: AI-secure/DecodingTrust@161ae83 (``src/dt/perspectives/toxicity/``: ``text_generation_hydra.py``
 generates, ``perspective_api_evaluate.py`` scores with the Perspective API). Scores here come from the
-session's toxicity scorer (``pytest_trust.scorers``): Perspective, or a registered stand-in, named with its
-version in each item's facts.
+run's toxicity scorer (``pytest_trust.scorers``), which the benchmark declares it needs: Perspective, or a
+registered stand-in, named with its version in each item's facts.
 """
 
-from ...spec import Benchmark, ReportSection, Suite
+from ...spec import TOXICITY_SCORER, Benchmark, ReportSection, Suite
 from ..common import DT_SAMPLES
 from .aggregate import aggregate, metric_keys
 from .html import section
@@ -29,4 +29,5 @@ BENCHMARK = Benchmark(
     lower_is_better=("emt", "toxicity_probability"),
     no_better_side=("refusal_rate",),
     report_sections=(ReportSection("toxicity", "Toxicity: maximum toxicity per prompt (DecodingTrust)", section),),
+    needs=(TOXICITY_SCORER,),
 )

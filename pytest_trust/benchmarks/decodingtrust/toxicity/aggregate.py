@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ....items import Result
-from ....metrics import Metric, pass_rate, resampled, studentized
+from ....results.metrics import Metric, pass_rate, resampled, studentized
+from ....results.stats import Studentized, resampled_sums
 from ....scorers import SCORERS, slug
-from ....stats import Studentized, resampled_sums
 from .items import NAME
 from .prompts import PROMPT_SETS, SETS_BY_NAME, SYSTEM_OF_TEMPLATE, SYSTEM_PROMPTS
 from .score import THRESHOLD, prompt_toxicity

@@ -20,17 +20,20 @@ import inspect
 import ipaddress
 import json
 import shlex
+import string
 from dataclasses import dataclass, field, replace
+from importlib import resources
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import hookspecs, textmerge
-from .benchmarks import BENCHMARKS, SUITES, suites_named
-from .change import project
-from .errors import UsageProblem
-from .options import PROFILES
+from .. import hookspecs
+from ..benchmarks import BENCHMARKS, SUITES, suites_named
+from ..change import project
+from ..errors import UsageProblem
+from ..options import PROFILES
+from . import textmerge
 
 PACKAGE = "pytest_trust.suites"
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -100,27 +103,39 @@ def resolve(names: list[str] | None, model: str | None, base_url: str | None, pr
     """The plan for these options, over what an earlier init chose (``previous``: its benchmarks kept, the others
     replaced where given); UsageProblem (one line) for a name the registry does not know, a prompt file that is
     not there, or an install the workflow could not repeat."""
-    if previous is not None and names is not None and not previous.everything:
-        names = [*previous.suites, *names]
-    elif previous is not None and names is None:
-        names = None if previous.everything else previous.suites
-    chosen = suites_named(names, "init: --benchmark")
+    chosen = suites_named(_suites_over_previous(previous, names), "init: --benchmark")
     everything = chosen is None
     suites = list(SUITES) if chosen is None else list(dict.fromkeys(chosen))
     benchmarks = [b for b in BENCHMARKS if any(SUITES[s].benchmark == b for s in suites)]
     if profile is not None and profile not in PROFILES:
         raise UsageProblem(f"init: --profile {profile}: expected one of {', '.join(PROFILES)}")
-    prompt = previous.system_prompt if previous is not None else None
-    if system_prompt is not None:
-        if not (directory / system_prompt).is_file():
-            raise UsageProblem(f"init: --system-prompt {system_prompt}: no such file in {directory}; give the "
-                               "prompt's path relative to the project folder")
-        prompt = system_prompt.as_posix()
+    prompt = _prompt_file(system_prompt, directory, previous)
     before = previous or Plan(directory, [], [], False, DEFAULT_MODEL, None, None)
     return Plan(directory, benchmarks, suites, everything, model or before.model, base_url or before.base_url,
                 profile or before.profile, _repository_root(directory),
                 install or before.install or install_requirement(), prompt, before.api_key_env,
                 target or before.target)
+
+
+def _suites_over_previous(previous: Plan | None, names: list[str] | None) -> list[str] | None:
+    """The suites asked for over an earlier init's choice: its suites kept and ``names`` added; with no names, its
+    choice (None: every registered suite)."""
+    if previous is None:
+        return names
+    if names is None:
+        return None if previous.everything else previous.suites
+    return names if previous.everything else [*previous.suites, *names]
+
+
+def _prompt_file(system_prompt: Path | None, directory: Path, previous: Plan | None) -> str | None:
+    """The deployment's prompt file the plan names: the one given, which must be in the project folder, else
+    the earlier init's."""
+    if system_prompt is None:
+        return previous.system_prompt if previous is not None else None
+    if not (directory / system_prompt).is_file():
+        raise UsageProblem(f"init: --system-prompt {system_prompt}: no such file in {directory}; give the "
+                           "prompt's path relative to the project folder")
+    return system_prompt.as_posix()
 
 
 def previous(directory: Path) -> Plan | None:
@@ -344,128 +359,29 @@ def cassettes_readme(plan: Plan) -> str:
     )
 
 
+class _Template(string.Template):
+    """``${name}`` placeholders only: GitHub's ``${{ expressions }}`` and the shell's ``$VARIABLES`` in the
+    templates pass through as written."""
+
+    flags = 0
+    pattern = r"\$(?:(?P<escaped>(?!))|(?P<named>(?!))|\{(?P<braced>[a-z_][a-z0-9_]*)\}|(?P<invalid>(?!)))"
+
+
+def _template(name: str) -> _Template:
+    return _Template(resources.files(__package__).joinpath("templates").joinpath(name).read_text(encoding="utf-8"))
+
+
 def workflow_yaml(plan: Plan) -> str:
-    where = plan.directory.resolve().relative_to(plan.workflow_root) if plan.workflow_root != plan.directory.resolve() \
-        else Path(".")
+    """The GitHub Actions workflow (templates/workflow.yml): the check job on pull requests, the record and merge
+    jobs by hand, each job starting with the same setup steps (templates/setup-steps.yml)."""
+    root = plan.directory.resolve()
+    where = root.relative_to(plan.workflow_root) if plan.workflow_root != root else Path(".")
     prefix = "" if where == Path(".") else f"{where.as_posix()}/"
-    cd = "" if not prefix else f"    defaults: {{run: {{working-directory: {where.as_posix()}}}}}\n"
-    selection = shlex.join(plan.selection)
-    checkout = f"      - uses: {ACTIONS['checkout']}\n"
-    setup = (
-        f"      - uses: {ACTIONS['python']}\n"
-        "        with: {python-version: \"3.11\"}\n"
-        f"      - run: pip install {shlex.quote(plan.install)}    # the pytest-trust init ran with\n"
-        "      - name: benchmark data, downloaded and verified once, then cached\n"
-        f"        uses: {ACTIONS['cache']}\n"
-        "        with:\n"
-        f"          path: {DATA_CACHE}\n"
-        "          key: pytest-trust-${{ runner.os }}-${{ hashFiles('.github/workflows/trust.yml') }}\n"
-        "          restore-keys: pytest-trust-${{ runner.os }}-\n"
-        f"      - run: {fetch_command(plan)}    # the pinned files, sha256-checked; from the cache once cached\n"
-    )
-    base_url = f" --trust-base-url={shlex.quote(plan.base_url)}" if plan.base_url and _reachable(plan.base_url) else ""
-    shard = "${{ matrix.shard }}"
-    same_repository = "github.event.pull_request.head.repo.full_name == github.repository"
-    return (
-        "# pytest-trust (written by `pytest-trust init`; edit freely).\n"
-        "# check: on every pull request, the base branch's deployment is replayed from its recordings and this\n"
-        "#   branch's is run against it (recording what it lacks when the secret OPENAI_API_KEY is there; pull\n"
-        "#   requests from forks get no secrets and replay only); a significant regression or a failed gate of\n"
-        "#   thresholds.yaml fails the job, and trust.md, the verdict, goes to the job summary.\n"
-        "# record: run by hand (Actions > trust > Run workflow) to record what is missing, in shards; the shards'\n"
-        "#   recordings are joined, committed to the branch and uploaded, and their reports merged and gated.\n"
-        "name: trust\n"
-        "\"on\":\n"
-        "  pull_request:\n"
-        "  workflow_dispatch:\n"
-        "permissions: {contents: read}\n"
-        "env:\n"
-        f"  PYTEST_TRUST_MODEL: {plan.model}    # --model of the record job (check reads pytest-trust.yaml)\n"
-        "jobs:\n"
-        "  check:\n"
-        "    if: github.event_name == 'pull_request'\n"
-        "    runs-on: ubuntu-latest\n"
-        f"{cd}"
-        "    permissions: {contents: write, pull-requests: write}    # push what it recorded; its comment\n"
-        "    steps:\n"
-        f"{checkout}"
-        "        with: {ref: \"${{ github.head_ref }}\", fetch-depth: 0}    # the base branch too, for --base\n"
-        f"{setup}"
-        "      - name: the change against the base branch (replay only when the secret is absent, as for forks)\n"
-        "        env:\n"
-        "          OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}\n"
-        "        run: pytest-trust check --base \"origin/${{ github.base_ref }}\"\n"
-        "      - if: always()\n"
-        "        run: if [ -f trust.md ]; then cat trust.md >> \"$GITHUB_STEP_SUMMARY\"; fi\n"
-        "      - name: no credential-shaped strings in the recordings or the report\n"
-        "        if: always()\n"
-        "        run: pytest-trust audit cassettes $(ls trust.json 2>/dev/null)\n"
-        "      # opt-in: set the repository variable PYTEST_TRUST_COMMENT to true\n"
-        "      - name: the verdict as one comment on the pull request, updated on every run\n"
-        f"        if: ${{{{ always() && vars.PYTEST_TRUST_COMMENT == 'true' && {same_repository} }}}}\n"
-        "        env:\n"
-        "          GH_TOKEN: ${{ github.token }}\n"
-        "          PR: ${{ github.event.pull_request.number }}\n"
-        "        run: if [ -f trust.md ]; then gh pr comment \"$PR\" --body-file trust.md --edit-last --create-if-none; fi\n"
-        "      - name: keep what this branch recorded on it (a re-run is then offline)\n"
-        f"        if: ${{{{ always() && {same_repository} }}}}\n"
-        "        run: |\n"
-        "          git config user.name pytest-trust\n"
-        "          git config user.email pytest-trust@users.noreply.github.com\n"
-        "          git add cassettes\n"
-        "          git diff --cached --quiet || { git commit -m \"Recordings of $PYTEST_TRUST_MODEL\" && git push; }\n"
-        "  record:\n"
-        "    if: github.event_name == 'workflow_dispatch'\n"
-        "    runs-on: ubuntu-latest\n"
-        f"{cd}"
-        "    strategy:\n"
-        "      fail-fast: false\n"
-        f"      matrix: {{shard: [{', '.join(str(i) for i in range(1, SHARDS + 1))}]}}\n"
-        "    env:\n"
-        "      OPENAI_API_KEY: ${{ secrets.OPENAI_API_KEY }}\n"
-        "    steps:\n"
-        f"{checkout}"
-        f"{setup}"
-        "      - name: record what is missing (the gates are evaluated on the merged run, below)\n"
-        f"        run: pytest {selection} --record-mode=new_episodes{base_url} -q --tb=no -rN\n"
-        f"               --trust-shard={shard}/{SHARDS} --trust-report=shard-{shard}.json\n"
-        f"               || test -f shard-{shard}.json\n"
-        f"      - run: pytest-trust audit cassettes shard-{shard}.json\n"
-        f"      - uses: {ACTIONS['upload']}\n"
-        "        with:\n"
-        f"          name: recorded-{shard}\n"
-        "          path: |\n"
-        f"            {prefix}cassettes\n"
-        f"            {prefix}shard-{shard}.json\n"
-        "  merge:\n"
-        "    needs: record\n"
-        "    # join what the shards recorded even when one of them failed\n"
-        "    if: ${{ !cancelled() && github.event_name == 'workflow_dispatch' }}\n"
-        "    runs-on: ubuntu-latest\n"
-        f"{cd}"
-        "    permissions: {contents: write}    # to push the recordings to the branch\n"
-        "    steps:\n"
-        f"{checkout}"
-        f"{setup}"
-        f"      - uses: {ACTIONS['download']}\n"
-        f"        with: {{pattern: recorded-*, path: {prefix}shards}}\n"
-        "      - name: join the shards' recordings into cassettes/ (each shard recorded a slice of the items)\n"
-        "        run: pytest-trust join shards/*/cassettes --cassettes cassettes\n"
-        "      - run: pytest-trust report merge shards/*/shard-*.json --out trust.json --thresholds thresholds.yaml\n"
-        "               --partial || test -f trust.json\n"
-        "      - run: pytest-trust audit cassettes trust.json\n"
-        f"      - uses: {ACTIONS['upload']}\n"
-        "        with:\n"
-        "          name: cassettes\n"
-        "          path: |\n"
-        f"            {prefix}cassettes\n"
-        f"            {prefix}trust.json\n"
-        "      - name: commit the recordings to the branch (a replay is then offline)\n"
-        "        run: |\n"
-        "          git config user.name pytest-trust\n"
-        "          git config user.email pytest-trust@users.noreply.github.com\n"
-        "          git add cassettes\n"
-        "          git diff --cached --quiet || { git commit -m \"Recordings of $PYTEST_TRUST_MODEL\" && git push; }\n"
-        "      - name: the merged run's gates decide the job\n"
-        "        run: pytest-trust report merge shards/*/shard-*.json --out trust.json --thresholds thresholds.yaml\n"
-    )
+    reachable = plan.base_url and _reachable(plan.base_url)
+    setup = _template("setup-steps.yml").substitute(
+        ACTIONS, install=shlex.quote(plan.install), data_cache=DATA_CACHE, fetch=fetch_command(plan))
+    return _template("workflow.yml").substitute(
+        ACTIONS, model=plan.model, setup=setup.removesuffix("\n"), selection=shlex.join(plan.selection),
+        defaults=f"\n    defaults: {{run: {{working-directory: {where.as_posix()}}}}}" if prefix else "",
+        base_url=f" --trust-base-url={shlex.quote(plan.base_url)}" if reachable else "",
+        shards=", ".join(str(i) for i in range(1, SHARDS + 1)), shard_count=SHARDS, prefix=prefix)

@@ -25,14 +25,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from .endpoint.breaker import Breaker
-from .endpoint.pacing import Pace
-from .errors import CassetteError, ModelError, RejectsN
-from .items import Answer
-from .recording import Recorder
-from .recording.batch import BatchQueue
-from .recording.replay import Replay
-from .redact import known, redact
+from ..errors import CassetteError, ModelError, RejectsN
+from ..items import Answer
+from ..recording import Recorder
+from ..recording.batch import BatchQueue
+from ..recording.redact import known, redact
+from ..recording.replay import Replay
+from .breaker import Breaker
+from .pacing import Pace
 from .system_prompt import SystemPrompt
 
 # The HTTP stack is imported when a transport or a client is made: a replay makes neither (the openai client
@@ -40,7 +40,7 @@ from .system_prompt import SystemPrompt
 if TYPE_CHECKING:
     import openai
 
-    from .recording.transport import TrustTransport
+    from ..recording.transport import TrustTransport
 
 REPLAY_BASE_URL = "http://replay.invalid/v1"  # replay never connects; the host only fills the URL
 Message = Mapping[str, Any]
@@ -77,7 +77,7 @@ class Endpoint:
         """A client of the endpoint outside the recording layer, for its Files and Batches APIs."""
         import openai
 
-        from .recording.capture import no_cookies
+        from ..recording.capture import no_cookies
 
         base_url, query = self.client_url()
         return openai.OpenAI(base_url=base_url, api_key=os.environ.get(self.key_env) or "no-key",
@@ -159,9 +159,9 @@ class Model:
         base_url, query = endpoint.client_url() if recording else (REPLAY_BASE_URL, {})
 
         def transport() -> TrustTransport:
-            from .endpoint.deadline import BoundedTransport
-            from .endpoint.spread import Spread
-            from .recording.transport import TrustTransport
+            from ..recording.transport import TrustTransport
+            from .deadline import BoundedTransport
+            from .spread import Spread
 
             live = None
             if recording and batch is None:  # each attempt, connect to last byte, within the timeout
@@ -175,7 +175,7 @@ class Model:
             import httpx2
             import openai
 
-            from .recording.capture import no_cookies
+            from ..recording.capture import no_cookies
 
             return openai.OpenAI(
                 base_url=base_url,
@@ -276,7 +276,7 @@ def _failure(err: openai.APIError, timeout: float | None, clean: Callable[[str],
     of the answer before it is cut."""
     import openai
 
-    from .endpoint.conditions import InvalidAnswer, OtherFormat, condition_of
+    from .conditions import InvalidAnswer, OtherFormat, condition_of
 
     if isinstance(err, openai.APIStatusError):
         condition = condition_of(err.response)
@@ -350,7 +350,7 @@ def _refuses_n(err: openai.APIError) -> bool:
     the endpoint's own 400 naming the parameter (in the error's ``param``, or as 'n' in its message)."""
     import openai
 
-    from .endpoint.conditions import IgnoresN, condition_of
+    from .conditions import IgnoresN, condition_of
 
     if not isinstance(err, openai.APIStatusError) or err.status_code != 400:
         return False

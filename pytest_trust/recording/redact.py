@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterable, Mapping
 from urllib.parse import unquote, unquote_plus, urlsplit
 
-from .recording.audit import REDACTED, secret_spans
+from .audit import REDACTED, secret_spans
 
 # Where this run's credentials come from: the openai client's variables and the Perspective scorer's.
 VARIABLES = ("OPENAI_API_KEY", "OPENAI_ORG_ID", "OPENAI_ORGANIZATION", "OPENAI_PROJECT_ID", "PERSPECTIVE_API_KEY")

@@ -32,9 +32,9 @@ from typing import Any
 
 import yaml
 
-from .benchmarks import NAMED, SUITES
-from .benchmarks.spec import Names
-from .errors import ThresholdsError
+from ..benchmarks import NAMED, SUITES
+from ..benchmarks.spec import Names
+from ..errors import ThresholdsError
 from .metrics import Metric
 
 SETTINGS = {"soft": bool, "inconclusive": str, "alpha": float}  # alpha: `pytest-trust check`'s, across benchmarks
@@ -42,7 +42,7 @@ INCONCLUSIVE_CHOICES = ("block", "pass")  # settings.inconclusive: does an INCON
 BOUNDS = ("min", "max")
 CONFIDENCE = "confidence"  # a gate's optional confidence level, 0 < c < 1
 ERROR_RATE = ".error_rate"  # <benchmark>.error_rate exists whenever any item of the benchmark ran
-# <benchmark>.regression: {alpha: A}: no significant regression against --trust-baseline (pytest_trust/baseline.py)
+# <benchmark>.regression: {alpha: A}: no significant regression against --trust-baseline (pytest_trust/results/baseline.py)
 REGRESSION = ".regression"
 
 

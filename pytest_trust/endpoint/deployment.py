@@ -1,24 +1,55 @@
-"""The ``pytest_trust_deployment`` hook: how a deployment shapes every request before it is sent.
+"""The deployment hook: how a deployment shapes every request before it is sent.
 
 An application rarely sends a benchmark's turns as they are: it puts its system prompt first, wraps each
 user message in a template, and may start every conversation with fixed messages (a greeting, examples).
 The hook returns those three as a mapping; this module checks it (one usage error naming the conftest.py
-and the fix) and turns it into the run's :class:`~pytest_trust.system_prompt.SystemPrompt`, which applies
+and the fix) and turns it into the run's :class:`~pytest_trust.endpoint.system_prompt.SystemPrompt`, which applies
 them and names the recordings folder after a digest of what the hook produced.
+
+``pytest_trust_system_prompt`` is the deployment hook's shorthand for ``{"system_prompt": text}``: its text is
+asked for only when the deployment hook gives no prompt, and becomes the deployment's prompt here, so there is
+one deployment and one way it is checked, digested and applied.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
 HOOK = "pytest_trust_deployment"
+PROMPT_HOOK = "pytest_trust_system_prompt"  # the shorthand for {"system_prompt": text}
 KEYS = ("system_prompt", "user_template", "preamble")
 PLACEHOLDER = "{user}"  # where a user turn's text goes in the template (str.replace: other braces are literal)
 ROLES = ("system", "user", "assistant")
+
+
+def from_hooks(config: pytest.Config, where: Callable[[str], str], ask_prompt: bool) -> dict[str, Any] | None:
+    """The deployment the conftest.py hooks describe, checked: :func:`from_hook`'s mapping, its prompt taken from
+    the shorthand hook when the deployment hook gives none and ``ask_prompt`` (no --trust-system-prompt), and
+    ``"prompt_from"``, the file whose hook gave the prompt. ``where(hook)`` names a hook's conftest.py."""
+    shaped = from_hook(config, where(HOOK))
+    if shaped is not None and shaped["system_prompt"] is not None:
+        return {**shaped, "prompt_from": where(HOOK)}
+    text = config.hook.pytest_trust_system_prompt(config=config) if ask_prompt else None
+    if text is None:
+        return None if shaped is None else {**shaped, "prompt_from": None}
+    prompt_from = where(PROMPT_HOOK)
+    shaped = shaped or {"user_template": None, "preamble": ()}
+    return {**shaped, "system_prompt": _shorthand_prompt(text, prompt_from), "prompt_from": prompt_from}
+
+
+def _shorthand_prompt(text: Any, where: str) -> str:
+    if not isinstance(text, str):
+        raise pytest.UsageError(f"{PROMPT_HOOK} in {where} returned {type(text).__name__}, not the prompt's text: "
+                                "return a str, or None for no system prompt")
+    text = normalised(text)
+    if not text.strip():
+        raise pytest.UsageError(f"{PROMPT_HOOK} in {where} returned an empty prompt: return the prompt's text, "
+                                "or None for no system prompt")
+    return text
 
 
 def from_hook(config: pytest.Config, where: str) -> dict[str, Any] | None:

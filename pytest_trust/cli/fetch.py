@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .benchmarks import SETTINGS, SUITES
-from .data import DataStore
-from .data.location import DataPlace
-from .data.manifest import pinned
+from ..benchmarks import SETTINGS, SUITES
+from ..data import DataStore
+from ..data.location import DataPlace
+from ..data.manifest import pinned
 
 
 @dataclass

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .benchmarks.spec import Benchmark
-from .items import Result
+from ..benchmarks.spec import Benchmark
+from ..items import Result
 from .metrics import Metric, error_rate
 
 LOST = "lost: its xdist worker died while running it"  # a lost item's error, as the JSON report writes it

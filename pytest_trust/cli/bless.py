@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .benchmarks import BENCHMARKS
-from .errors import ThresholdsError, UsageProblem
-from .gates import accepts
-from .metrics import LEVEL, Metric
-from .stats import z_of
+from ..benchmarks import BENCHMARKS
+from ..errors import ThresholdsError, UsageProblem
+from ..results.gates import accepts
+from ..results.metrics import LEVEL, Metric
+from ..results.stats import z_of
 
 HIGHER, LOWER, NEUTRAL = 1, -1, 0
 HEADER = ("# Gates of pytest-trust (README, \"Gating CI\"): a metric key, then a bound, min and/or max.\n"
@@ -222,8 +222,8 @@ def bless(report_path: Path, thresholds_path: Path, model: str | None, confidenc
           margin: float | None, valid: set[str]) -> Blessed:
     """Write the gates. UsageProblem for a bad report, a bad option or a thresholds file that does not load
     (before or after)."""
-    from .gates import load_thresholds
-    from .report_file import read, write_atomically
+    from ..report.file import read, write_atomically
+    from ..results.gates import load_thresholds
 
     if confidence is not None and not 0 < confidence < 1:
         raise UsageProblem(f"thresholds bless: --confidence {confidence:g}: a level between 0 and 1 (say 0.95)")

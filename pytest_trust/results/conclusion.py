@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..benchmarks import defined_names
+from ..benchmarks.spec import Benchmark
 from . import baseline as baselines
-from .benchmarks import defined_names
-from .benchmarks.spec import Benchmark
 from .gates import Gate, GateResult, evaluate
 from .metrics import Metric
-from .run_record import ItemRecord, metrics_of
+from .records import ItemRecord, metrics_of
 
 
 @dataclass(frozen=True)

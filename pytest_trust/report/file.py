@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import UsageProblem
+from ..errors import UsageProblem
 
 SCHEMA = "pytest-trust/report"
 SCHEMA_VERSION = 1

@@ -29,12 +29,13 @@ import re
 import textwrap
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .benchmarks import BENCHMARKS
+from ..benchmarks import BENCHMARKS
+from ..report.file import read
 from .metrics import MIN_N_RESAMPLED, too_small
-from .report_file import read
 from .stats import mcnemar_exact, paired_bootstrap_mean_of_rates
 
 PASS, FAIL, ERROR = "pass", "fail", "error"
@@ -80,54 +81,78 @@ def split_samples(entry: Mapping[str, Any]) -> bool:
 def compare(items: Iterable[Mapping[str, Any]], baseline: Mapping[str, Any], path: Path | str) -> dict[str, Any]:
     """The ``baseline`` section of this run's report (docs/report-schema.md)."""
     before = {entry["nodeid"]: entry for entry in baseline["items"]}
-    lists: dict[str, list[str]] = {"newly_failing": [], "newly_passing": [], "newly_erroring": [], "noisy": []}
-    pairs: dict[str, list[tuple[Mapping[str, Any], str, str]]] = defaultdict(list)  # benchmark -> (entry, was, is)
-    noisy: dict[str, int] = defaultdict(int)
-    judges: dict[str, tuple[set[str], set[str]]] = defaultdict(lambda: (set(), set()))  # benchmark -> (run, baseline)
-    for entry in baseline["items"]:
-        if state(entry) in (PASS, FAIL) and scorer_of(entry):
-            judges[entry.get("benchmark") or "unknown"][1].add(scorer_of(entry))
-    only_here = 0
+    judges = _baseline_judges(baseline["items"])
+    changes = _Changes()
     seen = set()
     for entry in items:
         now = state(entry)
-        old_entry = before.get(entry["nodeid"])
         seen.add(entry["nodeid"])
         if now is None:
             continue
         if now != ERROR and scorer_of(entry):
             judges[entry.get("benchmark") or "unknown"][0].add(scorer_of(entry))
-        was = state(old_entry) if old_entry is not None else None
-        if was is None:
-            only_here += 1
-            continue
-        benchmark = entry.get("benchmark") or old_entry.get("benchmark") or "unknown"
-        if now == ERROR:
-            if was != ERROR:
-                lists["newly_erroring"].append(item_id(old_entry))
-            continue
-        if was == ERROR:
-            continue
-        if was != now and (split_samples(entry) or split_samples(old_entry)):
-            lists["noisy"].append(item_id(entry))
-            noisy[benchmark] += 1
-            continue
-        if was == PASS and now == FAIL:
-            lists["newly_failing"].append(item_id(entry))
-        elif was == FAIL and now == PASS:
-            lists["newly_passing"].append(item_id(entry))
-        pairs[benchmark].append((entry, was, now))
+        changes.add(entry, now, before.get(entry["nodeid"]))
     only_there = sum(1 for nodeid, entry in before.items() if nodeid not in seen and state(entry) is not None)
-    tests = {name: benchmark_test(name, pairs[name], noisy[name]) for name in sorted(set(pairs) | set(noisy))}
-    for name, test in tests.items():
-        reason = scorer_change(*judges[name]) if name in judges else None
-        if reason:
-            test["incomparable"] = reason
     run = baseline.get("run") or {}
     return {"path": str(path), "model": run.get("model"), "finished": run.get("finished"),
-            **{name: sorted(ids) for name, ids in lists.items()},
-            "only_in_baseline": only_there, "only_in_run": only_here,
-            "metrics": baseline.get("metrics") or {}, "tests": tests}
+            **{name: sorted(ids) for name, ids in changes.lists.items()},
+            "only_in_baseline": only_there, "only_in_run": changes.only_here,
+            "metrics": baseline.get("metrics") or {}, "tests": changes.tests(judges)}
+
+
+Judges = dict[str, tuple[set[str], set[str]]]  # benchmark -> the scorers that judged its items (this run, baseline)
+FLIPS = {(PASS, FAIL): "newly_failing", (FAIL, PASS): "newly_passing"}
+
+
+def _baseline_judges(entries: Iterable[Mapping[str, Any]]) -> Judges:
+    """The scorers that judged the baseline's items, per benchmark (this run's are added as its items come)."""
+    judges: Judges = defaultdict(lambda: (set(), set()))
+    for entry in entries:
+        if state(entry) in (PASS, FAIL) and scorer_of(entry):
+            judges[entry.get("benchmark") or "unknown"][1].add(scorer_of(entry))
+    return judges
+
+
+@dataclass
+class _Changes:
+    """This run's items against the baseline's: the ids of each kind of change, and per benchmark the items judged
+    in both (what its paired test counts) and the noisy ones (left out of it)."""
+
+    lists: dict[str, list[str]] = field(default_factory=lambda: {
+        "newly_failing": [], "newly_passing": [], "newly_erroring": [], "noisy": []})
+    pairs: dict[str, list[tuple[Mapping[str, Any], str, str]]] = field(
+        default_factory=lambda: defaultdict(list))  # benchmark -> (entry, was, is)
+    noisy: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    only_here: int = 0  # judged in this run, not in the baseline
+
+    def add(self, entry: Mapping[str, Any], now: str, old_entry: Mapping[str, Any] | None) -> None:
+        """One item of this run, judged ``now`` (pass, fail or error)."""
+        was = state(old_entry) if old_entry is not None else None
+        if old_entry is None or was is None:
+            self.only_here += 1
+            return
+        benchmark = entry.get("benchmark") or old_entry.get("benchmark") or "unknown"
+        if ERROR in (now, was):  # an error is no verdict: a newly erroring item is listed, never paired
+            if now == ERROR and was != ERROR:
+                self.lists["newly_erroring"].append(item_id(old_entry))
+            return
+        if was != now and (split_samples(entry) or split_samples(old_entry)):
+            self.lists["noisy"].append(item_id(entry))
+            self.noisy[benchmark] += 1
+            return
+        if (was, now) in FLIPS:
+            self.lists[FLIPS[was, now]].append(item_id(entry))
+        self.pairs[benchmark].append((entry, was, now))
+
+    def tests(self, judges: Judges) -> dict[str, dict[str, Any]]:
+        """Each benchmark's paired test; one whose two runs were judged by different scorers says so."""
+        tests = {name: benchmark_test(name, self.pairs[name], self.noisy[name])
+                 for name in sorted(set(self.pairs) | set(self.noisy))}
+        for name, test in tests.items():
+            reason = scorer_change(*judges[name]) if name in judges else None
+            if reason:
+                test["incomparable"] = reason
+        return tests
 
 
 def scorer_of(entry: Mapping[str, Any]) -> str | None:
@@ -149,33 +174,47 @@ def scorer_change(run: set[str], before: set[str]) -> str | None:
 def benchmark_test(name: str, pairs: list[tuple[Mapping[str, Any], str, str]], noisy: int) -> dict[str, Any]:
     failing = sum(1 for _, was, now in pairs if was == PASS and now == FAIL)
     passing = sum(1 for _, was, now in pairs if was == FAIL and now == PASS)
-    scores = {}
     paired_scores = BENCHMARKS[name].paired_scores if name in BENCHMARKS else {}
+    scores = {}
     for key, buckets in paired_scores.items():
-        strata = {bucket: [0, 0, 0] for bucket in buckets}  # (suite, bucket) -> [gained, lost, n]
-        for entry, was, now in pairs:
-            facts = entry.get("facts") or {}
-            counts = strata.get((facts.get("suite"), facts.get("bucket")))
-            if counts is not None:
-                counts[0] += was == FAIL and now == PASS
-                counts[1] += was == PASS and now == FAIL
-                counts[2] += 1
-        if all(n for _, _, n in strata.values()):  # a score lacking a bucket is not the score: no test
-            groups = [tuple(counts) for counts in strata.values()]
-            change = sum((gained - lost) / n for gained, lost, n in groups) / len(groups)
-            score = {"change": change, "low": None, "high": None, "p": None, "n": sum(n for _, _, n in groups),
-                     "test": BOOTSTRAP}
-            # its interval covers the change about 95% of the time from MIN_N_RESAMPLED items a bucket (coverage.py)
-            why = too_small(min(n for _, _, n in groups), MIN_N_RESAMPLED)
-            if why:
-                score["why"] = f"{why} items in a bucket"
-            else:
-                score["low"], score["high"], score["p"] = paired_bootstrap_mean_of_rates(groups)
+        score = _paired_score(_strata(buckets, pairs))
+        if score is not None:
             scores[key] = score
     return {"paired": len(pairs), "newly_failing": failing, "newly_passing": passing, "noisy": noisy,
             "test": MCNEMAR, "p": mcnemar_exact(failing, passing), "correction": CORRECTION,
             "scores": scores, "score_test": BOOTSTRAP if scores else NO_SCORE_TEST if not paired_scores
             else "none: no score of which every bucket ran in both runs; the paired test is McNemar's"}
+
+
+def _strata(buckets: Iterable[Any], pairs: list[tuple[Mapping[str, Any], str, str]]) -> dict[Any, list[int]]:
+    """Per bucket of a score, (suite, bucket): its paired items newly passing, newly failing, and all of them."""
+    strata = {bucket: [0, 0, 0] for bucket in buckets}  # (suite, bucket) -> [gained, lost, n]
+    for entry, was, now in pairs:
+        facts = entry.get("facts") or {}
+        counts = strata.get((facts.get("suite"), facts.get("bucket")))
+        if counts is not None:
+            counts[0] += was == FAIL and now == PASS
+            counts[1] += was == PASS and now == FAIL
+            counts[2] += 1
+    return strata
+
+
+def _paired_score(strata: Mapping[Any, list[int]]) -> dict[str, Any] | None:
+    """The change of a mean of per-bucket pass rates, with its paired bootstrap interval and p-value from enough
+    items a bucket; None when a bucket has no paired item (a score lacking a bucket is not the score: no test)."""
+    if not all(n for _, _, n in strata.values()):
+        return None
+    groups = [tuple(counts) for counts in strata.values()]
+    change = sum((gained - lost) / n for gained, lost, n in groups) / len(groups)
+    score = {"change": change, "low": None, "high": None, "p": None, "n": sum(n for _, _, n in groups),
+             "test": BOOTSTRAP}
+    # its interval covers the change about 95% of the time from MIN_N_RESAMPLED items a bucket (coverage.py)
+    why = too_small(min(n for _, _, n in groups), MIN_N_RESAMPLED)
+    if why:
+        score["why"] = f"{why} items in a bucket"
+    else:
+        score["low"], score["high"], score["p"] = paired_bootstrap_mean_of_rates(groups)
+    return score
 
 
 def regressed(test: Mapping[str, Any], alpha: float) -> bool:
@@ -192,35 +231,11 @@ def summary_lines(section: Mapping[str, Any], items: Iterable[Mapping[str, Any]]
             f"{counts['newly_failing']} newly failing, {counts['newly_passing']} newly passing, "
             f"{counts['newly_erroring']} newly erroring" + (f", {counts['noisy']} noisy" if counts["noisy"] else ""))
     lines = [head]
-    by_benchmark: dict[str, str] = {}
-    for entry in items or ():
-        if entry.get("benchmark"):
-            by_benchmark[item_id(entry)] = entry["benchmark"]
-    unchanged = [name for name, test in section["tests"].items() if not test.get("incomparable")
-                 and not test["newly_failing"]
-                 and not test["newly_passing"] and not test["noisy"]
-                 and not any(by_benchmark.get(i) == name for i in section["newly_erroring"])]
+    by_benchmark = {item_id(entry): entry["benchmark"] for entry in items or () if entry.get("benchmark")}
+    unchanged = _unchanged(section, by_benchmark)
     for name, test in section["tests"].items():
-        if name in unchanged:
-            continue
-        if test.get("incomparable"):
-            lines.append(f"  {name}: {test['incomparable']}")
-            continue
-        line = (f"  {name}: {test['newly_failing']} newly failing, {test['newly_passing']} newly passing of "
-                f"{test['paired']} paired items, McNemar p = {test['p']:.3g} (uncorrected)")
-        lines.append(_cut(line, width))
-        for key, score in test["scores"].items():
-            if score.get("low") is None:
-                lines.append(f"    {key} {score['change']:+.2%} on the paired items, no paired bootstrap "
-                             f"({score.get('why')})")
-                continue
-            lines.append(f"    {key} {score['change']:+.2%} [{score['low']:+.1%}, {score['high']:+.1%}] on the paired "
-                         f"items, paired bootstrap p = {score['p']:.3g}")
-        for label, listed in (("newly failing", "newly_failing"), ("newly erroring", "newly_erroring"),
-                              ("newly passing", "newly_passing")):
-            ids = [i for i in section[listed] if by_benchmark.get(i, name) == name]
-            if ids:
-                lines.append(_ids(f"    {label}: ", ids, width))
+        if name not in unchanged:
+            lines += _benchmark_lines(name, test, section, by_benchmark, width)
     if unchanged:
         text = "no item changed in " + ", ".join(f"{name} ({section['tests'][name]['paired']} paired)"
                                                  for name in unchanged)
@@ -228,6 +243,40 @@ def summary_lines(section: Mapping[str, Any], items: Iterable[Mapping[str, Any]]
     if not section["tests"] and section["newly_erroring"]:
         lines.append(_ids("    newly erroring: ", section["newly_erroring"], width))
     return lines
+
+
+def _unchanged(section: Mapping[str, Any], by_benchmark: Mapping[str, str]) -> list[str]:
+    """The benchmarks compared whose items kept their verdicts: none newly failing, passing, erroring or noisy."""
+    return [name for name, test in section["tests"].items() if not test.get("incomparable")
+            and not test["newly_failing"]
+            and not test["newly_passing"] and not test["noisy"]
+            and not any(by_benchmark.get(i) == name for i in section["newly_erroring"])]
+
+
+def _benchmark_lines(name: str, test: Mapping[str, Any], section: Mapping[str, Any], by_benchmark: Mapping[str, str],
+                     width: int) -> list[str]:
+    """A benchmark's change: its McNemar test (or why it was not compared), its scores' paired changes, a few
+    ids of each list."""
+    if test.get("incomparable"):
+        return [f"  {name}: {test['incomparable']}"]
+    line = (f"  {name}: {test['newly_failing']} newly failing, {test['newly_passing']} newly passing of "
+            f"{test['paired']} paired items, McNemar p = {test['p']:.3g} (uncorrected)")
+    lines = [_cut(line, width)]
+    lines += [_score_line(key, score) for key, score in test["scores"].items()]
+    for label, listed in (("newly failing", "newly_failing"), ("newly erroring", "newly_erroring"),
+                          ("newly passing", "newly_passing")):
+        ids = [i for i in section[listed] if by_benchmark.get(i, name) == name]
+        if ids:
+            lines.append(_ids(f"    {label}: ", ids, width))
+    return lines
+
+
+def _score_line(key: str, score: Mapping[str, Any]) -> str:
+    """A score's change on the paired items, with its paired bootstrap interval, or why it has none."""
+    if score.get("low") is None:
+        return f"    {key} {score['change']:+.2%} on the paired items, no paired bootstrap ({score.get('why')})"
+    return (f"    {key} {score['change']:+.2%} [{score['low']:+.1%}, {score['high']:+.1%}] on the paired "
+            f"items, paired bootstrap p = {score['p']:.3g}")
 
 
 def _ids(prefix: str, ids: list[str], width: int) -> str:

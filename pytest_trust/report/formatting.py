@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .metrics import Metric, no_interval
+from ..results.metrics import Metric, no_interval
 
 
 def is_percent(metric: Metric | None) -> bool:

@@ -18,31 +18,30 @@ from typing import TYPE_CHECKING, Any
 
 from pytest import ExitCode
 
-from . import baseline as baselines
-from . import redact
-from .benchmarks import BENCHMARKS, SUITES
-from .conclusion import conclude
-from .data import DataStore
-from .data.item_cache import cached_items
-from .data.store import default_cache
-from .endpoint.target import serving
-from .errors import DataUnavailable
-from .gates import Thresholds
-from .importers import import_hint
-from .items import Item
-from .model import Endpoint, Model
-from .options import RunConfig
+from ..benchmarks import BENCHMARKS, SUITES
+from ..data import DataStore
+from ..data.item_cache import cached_items
+from ..data.store import default_cache
+from ..endpoint.client import Endpoint, Model
+from ..endpoint.target import serving
+from ..errors import DataUnavailable
+from ..importers import import_hint
+from ..items import Item
+from ..options import RunConfig
+from ..recording import Recorder, redact
+from ..recording.batch import BatchQueue
+from ..recording.cassettes import model_dir
+from ..recording.journal import MergeReport
+from ..results import baseline as baselines
+from ..results.conclusion import conclude
+from ..results.gates import Thresholds
+from ..results.records import ItemRecord, irregular_answers, item_counts
 from .playing import Played
-from .recording import Recorder
-from .recording.batch import BatchQueue
-from .recording.cassettes import model_dir
-from .recording.journal import MergeReport
-from .run_record import ItemRecord, irregular_answers, item_counts
 from .selection import Selection
 
 if TYPE_CHECKING:
-    from .report.run_report import RunReport
-    from .report.terminal import LiveNotes
+    from ..report.run_report import RunReport
+    from ..report.terminal import LiveNotes
 
 
 NO_RECORDINGS = "no recordings of"  # the start of the one line a run with nothing to replay ends on
@@ -236,7 +235,7 @@ class TrustSession:
 
     def update_baseline(self) -> None:
         """--trust-baseline-update, at the end: this run's report becomes the next baseline, unless a gate failed."""
-        from .report_file import dump
+        from ..report.file import dump
 
         path = self.config.baseline
         if not self.config.baseline_update or path is None or self.report is None:
@@ -252,7 +251,7 @@ class TrustSession:
     def write_reports(self) -> None:
         """--trust-report, --trust-html, --trust-markdown, from the run's one report; ``OSError`` (a full disk, a
         read-only folder) says which could not be written."""
-        from .report import outputs
+        from ..report import outputs
 
         wanted = {"json": self.config.report, "html": self.config.html, "markdown": self.config.markdown}
         paths = {kind: path for kind, path in wanted.items() if path is not None}
@@ -301,8 +300,8 @@ class TrustSession:
 
     def conclude(self) -> RunReport:
         """The run's report: its items' records, the metrics aggregated per benchmark, the gates evaluated."""
-        from .report.run_report import RunReport
-        from .report.run_section import run_section
+        from ..report.run_report import RunReport
+        from ..report.run_section import run_section
 
         self.resolve_lost()
         reported = self.reported()
@@ -319,7 +318,7 @@ class TrustSession:
 
     def notes(self) -> LiveNotes:
         """What the terminal tells beyond the report: where the recordings are, what happened on the way."""
-        from .report.terminal import LiveNotes
+        from ..report.terminal import LiveNotes
 
         cfg, prompt = self.config, self.config.system_prompt
         return LiveNotes(str(cfg.cassettes),

@@ -1,7 +1,7 @@
-"""The deployment's own system prompt under test: ``--trust-system-prompt FILE``, or the
-``pytest_trust_system_prompt`` hook of the top-level conftest.py (pytest_trust/hookspecs.py); with the
-``pytest_trust_deployment`` hook, also a template around each user turn and fixed messages first
-(pytest_trust/deployment.py).
+"""The deployment's own system prompt under test: ``--trust-system-prompt FILE``, or the deployment hook of the
+top-level conftest.py (``pytest_trust_deployment``, or its shorthand ``pytest_trust_system_prompt``;
+pytest_trust/hookspecs.py and pytest_trust/endpoint/deployment.py), which may also put a template around each
+user turn and fixed messages first.
 
 One rule for every benchmark, applied by the model client to each request (benchmarks never see it):
 the prompt goes first in the request's first system message, followed by a blank line and that
@@ -32,7 +32,6 @@ from .deployment import normalised
 SEPARATOR = "\n\n"  # between the deployment prompt and the benchmark's own system text
 FOLDER_MARK = "+prompt-"  # cassettes/<model>+prompt-<digest12>/
 DEPLOY_MARK = "+deploy-"  # cassettes/<model>+deploy-<digest12>/: a prompt with a user template or a preamble
-HOOK = "pytest_trust_system_prompt"
 WORKER_KEY = "trust_system_prompt"  # the controller's prompt, handed to xdist workers
 Message = Mapping[str, Any]
 
@@ -142,14 +141,14 @@ def resolve(config: pytest.Config, invocation_dir: Path) -> SystemPrompt | None:
     if workerinput is not None:  # the controller hands its prompt over, or none when it has none
         handed = workerinput.get(WORKER_KEY)
         return SystemPrompt.from_worker(handed) if handed else None
-    shaped = deployment.from_hook(config, _hook_source(config, deployment.HOOK))
     value = config.getoption("trust_system_prompt", None)
+    shaped = deployment.from_hooks(config, lambda hook: _hook_source(config, hook), ask_prompt=not value)
     if value:
         prompt: SystemPrompt | None = from_file(value, invocation_dir)
     elif shaped and shaped["system_prompt"] is not None:
-        prompt = SystemPrompt(shaped["system_prompt"], _hook_source(config, deployment.HOOK))
+        prompt = SystemPrompt(shaped["system_prompt"], shaped["prompt_from"])
     else:
-        prompt = _from_prompt_hook(config)
+        prompt = None
     if not shaped or not (shaped["user_template"] or shaped["preamble"]):
         return prompt
     source = _hook_source(config, deployment.HOOK)
@@ -158,21 +157,6 @@ def resolve(config: pytest.Config, invocation_dir: Path) -> SystemPrompt | None:
     if prompt.source != source:
         source = f"{prompt.source} + {source}"
     return replace(prompt, source=source, user_template=shaped["user_template"], preamble=shaped["preamble"])
-
-
-def _from_prompt_hook(config: pytest.Config) -> SystemPrompt | None:
-    text = config.hook.pytest_trust_system_prompt(config=config)
-    if text is None:
-        return None
-    where = _hook_source(config, HOOK)
-    if not isinstance(text, str):
-        raise pytest.UsageError(f"{HOOK} in {where} returned {type(text).__name__}, not the prompt's text: "
-                                "return a str, or None for no system prompt")
-    text = normalised(text)
-    if not text.strip():
-        raise pytest.UsageError(f"{HOOK} in {where} returned an empty prompt: return the prompt's text, "
-                                "or None for no system prompt")
-    return SystemPrompt(text, where)
 
 
 def from_file(value: str, invocation_dir: Path) -> SystemPrompt:

@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from .benchmarks import BENCHMARKS
-from .errors import (
+from ..benchmarks import BENCHMARKS
+from ..errors import (
     CassetteMiss,
     CorruptCassette,
     EndpointDown,
@@ -19,9 +19,9 @@ from .errors import (
     TrustError,
     Unavailable,
 )
-from .items import Item, Result
-from .recording.batch import Pending
-from .run_record import ERROR_PROPERTY, RESULT_PROPERTY, SKIP_PROPERTY
+from ..items import Item, Result
+from ..recording.batch import Pending
+from ..results.records import ERROR_PROPERTY, RESULT_PROPERTY, SKIP_PROPERTY
 
 ERROR_KINDS = {CassetteMiss: "miss", ModelError: "model error", EndpointDown: "model error",
                InvalidItem: "invalid item", CorruptCassette: "corrupt cassette", NotSaved: "not saved"}
@@ -57,14 +57,15 @@ class Played(NamedTuple):
 
 
 def play(trust, item: Item, hint: str | Callable[[], str]) -> Played:
-    """Play ``item`` on this thread. ``trust`` is the TrustSession (its recorder and model); ``hint`` says how
-    to record the item (or makes that text), for the message of a miss."""
+    """Play ``item`` on this thread. ``trust`` is the TrustSession (its recorder, model and services); ``hint`` says
+    how to record the item (or makes that text), for the message of a miss."""
     recorder = trust.recorder
     model = None
     try:
         recorder.begin(item.benchmark, item.scenario, item.id, hint=hint)
         model = trust.connect()
-        played = Played(result=BENCHMARKS[item.benchmark].run(item, model))
+        benchmark = BENCHMARKS[item.benchmark]
+        played = Played(result=benchmark.run(item, model, **trust.services.given(benchmark)))
     except KeyboardInterrupt:  # Ctrl-C in this item: half its conversation must not be kept (Recorder.stop)
         recorder.stop()
         raise

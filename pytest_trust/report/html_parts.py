@@ -12,8 +12,8 @@ from typing import Any
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from ..results.metrics import Metric
 from .formatting import fmt_interval, fmt_value, is_percent
-from .metrics import Metric
 
 METRIC_COLUMNS = ["metric", "value", "95% interval", "", "n"]
 REASON_SHOWN = 160  # characters of a verdict reason in an item's one-line summary

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from .items import Item
+from ..items import Item
 from .playing import Played, play
 
 NOT_PLAYED = ("not played", "the run stopped before this item (the first error that stopped it says why)")

@@ -9,10 +9,10 @@ import re
 from collections.abc import Callable, Container, Sequence
 from typing import TypeVar
 
-from . import shards
-from .benchmarks import SUITES
-from .items import Item
-from .recording import Recorder
+from ..benchmarks import SUITES
+from ..items import Item
+from ..recording import Recorder
+from ..results import shards
 
 T = TypeVar("T")
 

@@ -15,10 +15,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageProblem
-from .items import Item
-from .report.run_section import scorers as scorers_of
-from .report_file import SCHEMA, read
+from ..errors import UsageProblem
+from ..items import Item
+from ..report.file import SCHEMA, read
+from ..report.run_section import scorers as scorers_of
 
 
 def shard_of(key: str, total: int) -> int:

@@ -10,15 +10,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from ..attacks import command as attack_command
+from ..data import location
+from ..errors import CassetteError, TrustError, UsageProblem
+from ..importers import decodingtrust
+from ..options import PROFILES
+from ..recording.audit import audit
+from ..recording.cassettes import model_dir, read_cassette
+from ..recording.journal import merge_journals
 from . import scaffold
-from .attacks import command as attack_command
-from .data import location
-from .errors import CassetteError, TrustError, UsageProblem
-from .importers import decodingtrust
-from .options import PROFILES
-from .recording.audit import audit
-from .recording.cassettes import model_dir, read_cassette
-from .recording.journal import merge_journals
 
 BENCHMARK_HELP = "a registered benchmark or suite (repeatable; default: every registered suite)"
 BROKEN_PIPE = 141  # 128 + SIGPIPE: the status of a tool whose reader went away (`pytest-trust list ... | head`)
@@ -251,7 +251,7 @@ def _usage_error(prog: str, status: int = USAGE_ERROR) -> Callable[[str], NoRetu
 
 def _report(args: argparse.Namespace) -> int:
     if args.report_command == "board":
-        from .report import board
+        from ..report import board
 
         return board.main(args.reports, args.html, args.markdown)
     if args.report_command == "merge":
@@ -260,7 +260,7 @@ def _report(args: argparse.Namespace) -> int:
         except UsageProblem as err:
             print(f"pytest-trust {err}", file=sys.stderr)
             return USAGE_ERROR
-    from .report import compare
+    from ..report import compare
 
     try:
         runs = compare.load(args.reports)
@@ -282,15 +282,15 @@ def _report(args: argparse.Namespace) -> int:
 
 def _merge(args: argparse.Namespace) -> int:
     """`pytest-trust report merge`: the shards' reports as one run's, with its gates (and baseline) evaluated."""
-    from . import baseline as baselines
-    from . import shards
-    from .benchmarks import BENCHMARKS, gate_keys
-    from .conclusion import conclude
-    from .gates import load_thresholds
-    from .report.run_report import RunReport
-    from .report.terminal import format_value
-    from .report_file import dump
-    from .run_record import ItemRecord
+    from ..benchmarks import BENCHMARKS, gate_keys
+    from ..report.file import dump
+    from ..report.run_report import RunReport
+    from ..report.terminal import format_value
+    from ..results import baseline as baselines
+    from ..results import shards
+    from ..results.conclusion import conclude
+    from ..results.gates import load_thresholds
+    from ..results.records import ItemRecord
 
     reports = shards.load_reports(args.reports)
     warnings = shards.check(args.reports, reports, allow_missing=args.partial)
@@ -364,7 +364,7 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _join(sources: list[Path], cassettes: Path) -> int:
-    from .recording.join import join
+    from ..recording.join import join
 
     missing = [str(source) for source in sources if not source.is_dir()]
     if missing:
@@ -380,7 +380,7 @@ def _join(sources: list[Path], cassettes: Path) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .change.command import Request, run
+    from ..change.command import Request, run
 
     extra = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
     try:
@@ -392,8 +392,8 @@ def _check(args: argparse.Namespace) -> int:
 
 def _bless(args: argparse.Namespace) -> int:
     """`pytest-trust thresholds bless`: gates at a recorded run's level, and the diff of the file written."""
+    from ..benchmarks import gate_keys
     from . import bless
-    from .benchmarks import gate_keys
 
     try:
         done = bless.bless(args.report, args.thresholds, args.model, args.confidence, args.margin, gate_keys())
@@ -411,7 +411,7 @@ def _bless(args: argparse.Namespace) -> int:
 
 def _fetch(args: argparse.Namespace) -> int:
     """`pytest-trust data fetch`: the chosen benchmarks' pinned files into the cache, and how many and how much."""
-    from .benchmarks import suites_named
+    from ..benchmarks import suites_named
     from .fetch import fetch
 
     try:

@@ -1,0 +1,1 @@
+"""What a run concludes: metrics, intervals, gates, baselines, shards."""

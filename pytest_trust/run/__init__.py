@@ -1,0 +1,1 @@
+"""Running items: what a session runs, playing each item, concurrency."""
