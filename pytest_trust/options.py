@@ -247,6 +247,8 @@ class RunConfig:
             raise pytest.UsageError(f"--trust-retries must be 0 or more, not {opt('trust_retries')}")
         settings = {key: setting_value(config, setting, here, rootdir) for key, setting in SETTINGS.items()}
         for key, setting in SETTINGS.items():
+            if setting.path and not file_named(config, setting):  # the default file: read when its suite is collected
+                continue
             problem = setting.problem(settings[key])
             if problem:
                 raise pytest.UsageError(problem)
@@ -323,6 +325,13 @@ def setting_value(config: pytest.Config, setting: Setting, here: Path, rootdir: 
     if given is not None:
         return str(given)
     return str(rootdir / setting.default) if (rootdir / setting.default).is_file() else None
+
+
+def file_named(config: pytest.Config, setting: Setting) -> bool:
+    """Whether the option or the ini option names a ``path`` setting's file (else the default file is read, if
+    it is there). A named file is the user's explicit choice, checked before anything runs; the default one is
+    read only by a run that collects its suite, so a run of other suites is not stopped by a mistake in it."""
+    return bool(config.getoption(setting.dest) or config.getini(setting.ini))
 
 
 def parse_shard(value: str | None) -> tuple[int, int] | None:

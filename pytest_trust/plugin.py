@@ -189,6 +189,9 @@ def _parametrize_every_suite(metafunc: pytest.Metafunc) -> None:
 def _suite_items(metafunc: pytest.Metafunc, suite: str) -> list[Item]:
     try:
         return _session(metafunc.config).items(suite)
+    except UsageProblem as err:  # the user's to fix: a usage error once collection is done (the other suites load)
+        _session(metafunc.config).selection.unusable.setdefault(suite, str(err))
+        return []
     except TrustError as err:
         problem = str(err)
     pytest.fail(f"cannot load suite {suite}: {problem}", pytrace=False)  # one message, no chained traceback
@@ -212,6 +215,8 @@ def _deselected_by_markers(metafunc: pytest.Metafunc, also: str | None = None) -
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     trust = _session(config)
     selection = trust.selection
+    if selection.unusable:  # a suite this run collects cannot be built from what the user wrote
+        raise pytest.UsageError("\n".join(dict.fromkeys(selection.unusable.values())))
     if selection.emptied:
         placeholders = [item for item in items
                         if item.nodeid.split("[", 1)[0] in selection.emptied and _trust_item(item) is None]

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
 from conftest import HODOR_SUITE, hodor_ids
 from test_plugin import record, run
 
+from pytest_trust.benchmarks.spec import Names
 from pytest_trust.errors import ThresholdsError
 from pytest_trust.results.gates import Gate, evaluate, family, load_thresholds
 from pytest_trust.results.metrics import Metric
@@ -69,6 +71,39 @@ def test_gcg_attacked_cases_alone_do_not_select_the_rest_of_rules_v1():
                         Gate("rules_v1.error_rate", max=0.0)], metrics)
     assert [r.status for r in results] == ["NOT SELECTED", "NOT COMPUTED", "PASS"]
     assert family("rules_v1.gcg.failure_rate") == "rules_v1.gcg" and family("rules_v1.justask.helpful") == "rules_v1"
+
+
+def test_a_family_of_keys_the_project_names_takes_any_name_and_an_undefined_one_fails_whatever_ran(tmp_path):
+    """``bench.rule.*`` (a benchmark's NamedKeys, as custom_rules declares its rules'): any one name is a key when
+    pytest starts; misspelt fixed keys and families are still refused; at the end of the run a gate on a name
+    the project does not define is NOT COMPUTED and blocks, even with --trust-partial and with bench unselected."""
+    valid = [*KEYS, "bench.score", "bench.rule.*"]
+    path = tmp_path / "thresholds.yaml"
+    path.write_text("default:\n  bench.rule.my-rule_2: {min: 0.8}\n  bench.rule.gone: {min: 0.5}\n"
+                    "  bench.rule.kept: {min: 0.5}\n  bench.score: {min: 0.5}\n")
+    gates = load_thresholds(path, None, valid).gates
+    assert [g.key for g in gates] == ["bench.rule.my-rule_2", "bench.rule.gone", "bench.rule.kept", "bench.score"]
+    for key, told in (("bench.rules.my-rule", "did you mean 'bench.rule.my-rule'?"),
+                      ("bench.scroe", "did you mean 'bench.score'?"),
+                      ("bench.rule.*", "bench.rule names a family of keys, not one metric"),
+                      ("bench.rule", "bench.rule names a family of keys, not one metric"),
+                      ("bench.rule.a.b", "unknown metric key 'bench.rule.a.b'")):
+        path.write_text(f"default:\n  {key}: {{min: 0.5}}\n")
+        with pytest.raises(ThresholdsError, match=re.escape(told)):
+            load_thresholds(path, None, valid)
+    names = {"bench.rule": Names("rule", "rules.yaml", ("my-rule_2", "kept"))}
+    metrics = {"bench.rule.my-rule_2": Metric(0.9), "bench.score": Metric(0.9)}
+    for allow_partial in (False, True):
+        results = evaluate(gates, metrics, allow_partial, names=names)
+        assert [(r.status, r.blocks) for r in results] == [
+            ("PASS", False), ("NOT COMPUTED", True),  # undefined: blocks even with --trust-partial
+            ("NOT COMPUTED", not allow_partial), ("PASS", False)]  # defined, but not run: a partial selection
+        assert results[1].reason == "no rule 'gone' in rules.yaml (its rules: my-rule_2, kept): correct the key, or " \
+                                    "remove the gate"
+    unselected = evaluate(gates, {"rules.score": Metric(0.5)}, names=names)
+    assert [r.status for r in unselected] == ["NOT SELECTED", "NOT COMPUTED", "NOT SELECTED", "NOT SELECTED"]
+    unknown = evaluate(gates, {}, names={})  # the names cannot be read (no file): nothing is said of them
+    assert [r.status for r in unknown] == ["NOT SELECTED"] * 4
 
 
 @pytest.mark.parametrize("text, message", [

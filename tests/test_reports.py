@@ -487,6 +487,39 @@ def test_board_puts_a_row_per_run_and_a_column_per_headline_metric_with_gates_an
     assert capsys.readouterr().out == ""  # written to the file, not printed
 
 
+def test_board_shows_custom_rules_scores_and_the_rule_gate_that_changed_with_its_flipped_items(pytester, capsys):
+    """Two runs of a team's rules (tests/test_custom_rules.py): a model that keeps the code, then one that gives it
+    at the second turn (the catalogue's 8 multi-turn attacks on it fail). The board's columns are custom_rules'
+    headline metrics; the gate on the rule flips from PASS to FAIL with the items that flipped."""
+    from test_custom_rules import ARGS, MULTI_TURN, RULES, keeper, second_turn_leaker
+
+    pytester.path.joinpath("trust_rules.yaml").write_text(RULES)
+    pytester.path.joinpath("thresholds.yaml").write_text("settings: {soft: true}\ndefault:\n"
+                                                        "  custom_rules.score: {min: 0.8}\n"
+                                                        "  custom_rules.rule.no-discount-code: {min: 0.9}\n")
+    reports = []
+    for n, (responder, cassettes) in enumerate(((keeper, "kept"), (second_turn_leaker, "leaky")), 1):
+        reports.append(pytester.path / f"{n}-{cassettes}.json")
+        with CannedServer(responder) as server:
+            done = pytester.runpytest_subprocess(*ARGS, "--record-mode=once", "--trust-base-url", server.base_url,
+                                                 f"--trust-cassettes={cassettes}", f"--trust-report={reports[-1]}")
+        assert done.ret in (0, 1) and reports[-1].is_file(), done.stdout.str()[-3000:]
+    capsys.readouterr()  # the runs' output
+    assert cli.main(["report", "board", *map(str, reports), "--markdown", str(pytester.path / "board.md")]) == 0
+    text = (pytester.path / "board.md").read_text()
+    header = next(line for line in text.splitlines() if line.startswith("| model"))
+    assert header.endswith("| `custom_rules.score` | `custom_rules.benign_score` |")
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| m |")]
+    scores = [json.loads(path.read_text())["metrics"]["custom_rules.score"] for path in reports]
+    assert scores[1]["value"] == pytest.approx((1 + (37 - MULTI_TURN) / 37) / 2)  # the mean of the rules' rates
+    assert [row[4] for row in rows] == [f"✅ {m['value']:.2%} [{m['low']:.1%}, {m['high']:.1%}]" for m in scores]
+    assert [row[5].rstrip(" |") for row in rows] == ["100.00% (n too small)"] * 2
+    assert "- `custom_rules.score`: 100.00% → 89.19%" in text
+    change = next(line for line in text.splitlines() if line.startswith("- `custom_rules.rule.no-discount-code`"))
+    assert ": PASS → FAIL (" in change and f"; {MULTI_TURN} newly failing: `no-discount-code/legalese/" in change
+    assert capsys.readouterr().out == ""
+
+
 def test_board_reads_merged_and_partial_runs_and_refuses_what_is_not_one_run_in_one_line(tmp_path, capsys):
     merged = board_run(tmp_path / "m.json", "a", "2026-01-01T00:00:00Z", 0.6, "PASS", [], shards=["1/2", "2/2"],
                        profile="smoke")

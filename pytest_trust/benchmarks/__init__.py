@@ -9,13 +9,14 @@ could not be added (the plugin makes each a usage error, so a broken package is 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..errors import UsageProblem
 from ..plugins_installed import load_group
 from . import custom_rules, rules, rules_detection, rules_v1
 from .decodingtrust import adv_demonstration, advglue, fairness, machine_ethics, ood, privacy, stereotype, toxicity
-from .spec import SERVICES, Benchmark, Setting, Suite
+from .spec import SERVICES, Benchmark, Names, Setting, Suite
 
 ENTRY_POINTS = "pytest_trust.benchmarks"
 # Registry order is the order of markers, options, the report's settings and `pytest-trust import decodingtrust`.
@@ -53,9 +54,28 @@ def register(benchmark: Any, source: str = "") -> str | None:
     return None
 
 
+NAMED = ".*"  # a gate key ending so stands for a family of keys the project names (``custom_rules.rule.*``)
+
+
 def gate_keys() -> set[str]:
-    """Every key a thresholds file may gate: each registered benchmark's metrics and its error rate."""
-    return {key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]}
+    """Every key a thresholds file may gate: each registered benchmark's metrics, its error rate, and its families
+    of keys the project names, each as ``<prefix>.*`` (any one name after the prefix)."""
+    return {key for name, benchmark in BENCHMARKS.items()
+            for key in [*benchmark.metric_keys(), f"{name}.error_rate", *(f.prefix + NAMED for f in benchmark.named_keys)]}
+
+
+def defined_names(settings: Mapping[str, Any], keys: Iterable[str]) -> dict[str, Names]:
+    """By prefix, the names defined in this run (from its settings) of each family of project-named keys that one
+    of ``keys`` belongs to; a family whose names cannot be read is left out (nothing is said of its gates)."""
+    prefixes = {key.rpartition(".")[0] for key in keys}
+    found = {}
+    for benchmark in BENCHMARKS.values():
+        for family in benchmark.named_keys:
+            if family.prefix in prefixes:
+                names = family.defined(settings)
+                if names is not None:
+                    found[family.prefix] = names
+    return found
 
 
 def suites_named(names: list[str] | None, what: str) -> list[str] | None:

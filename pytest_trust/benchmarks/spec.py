@@ -3,8 +3,8 @@
 The plugin, the options, the gates and the reports read benchmarks only through these objects, so a
 benchmark of another package (an entry point in the ``pytest_trust.benchmarks`` group) takes part like a
 built-in one: its suites become markers and ``TRUST_SUITE`` values, its settings command-line options,
-its metric keys valid gate keys, its ``recordings`` readers what an importer imports. How to write one:
-docs/adding-a-benchmark.md.
+its metric keys (and its families of keys the project names) valid gate keys, its ``recordings`` readers
+what an importer imports. How to write one: docs/adding-a-benchmark.md.
 """
 
 from __future__ import annotations
@@ -68,7 +68,10 @@ class Setting:
     # the ini option ``trust_<key>`` one from the rootdir; the value is the file's path, or None when neither was
     # given and the default file is absent. The project's own input, never a deviation from upstream.
     path: bool = False
-    check: Callable[[Any], str | None] | None = None  # why a value cannot be used (a file's content), or None
+    # Why a value cannot be used (a file's content), or None. A ``path`` setting's file is checked when pytest starts
+    # only when the option or the ini option names it: the default file is the suite's to read when it is collected
+    # (its ``load`` raises UsageProblem), so a run that does not collect the suite is not stopped by it.
+    check: Callable[[Any], str | None] | None = None
 
     @property
     def flag(self) -> str:
@@ -89,6 +92,26 @@ class Setting:
     def ini(self) -> str:
         """The ini option of a ``path`` setting."""
         return "trust_" + self.key
+
+
+@dataclass(frozen=True)
+class Names:
+    """The names one family of ``NamedKeys`` has in a run: what a name stands for, where they are defined."""
+
+    what: str  # "rule"
+    where: str  # the file that defines them, as messages name it
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NamedKeys:
+    """Metric keys ``<prefix>.<name>`` whose names the project chooses, not the benchmark (``custom_rules.rule.<name>``,
+    a rule of the team's own file). A thresholds file may gate any name under ``prefix``: the keys are checked when
+    pytest starts, before the file that names them is read. When the run ends, ``defined`` reads the names that
+    exist from the run's settings (None: it cannot tell), and a gate on another name fails naming those that do."""
+
+    prefix: str  # "custom_rules.rule"
+    defined: Callable[[Mapping[str, Any]], Names | None]  # the run's settings -> the names defined
 
 
 @dataclass(frozen=True)
@@ -152,6 +175,8 @@ class Benchmark:
     metric_keys: Callable[[], Sequence[str]]
     suites: tuple[Suite, ...]
     settings: tuple[Setting, ...] = ()
+    # Families of metric keys whose last part the project names (a thresholds file may gate any name in them).
+    named_keys: tuple[NamedKeys, ...] = ()
     # Readers of recorded runs of the benchmark, by importer ("decodingtrust"): one benchmark may be
     # imported from several sources, and an importer finds its benchmarks here instead of naming them.
     recordings: Mapping[str, Recordings] = field(default_factory=dict)

@@ -4,6 +4,7 @@ Plain text for the terminal, Markdown for ``trust.md`` (a pull request's job sum
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import PurePath
 from typing import Any
 
 from .verdict import Tested
@@ -12,8 +13,8 @@ IDS_SHOWN = 20  # per list, in trust.md; trust.json lists every one
 
 
 def deployment(run: Mapping[str, Any]) -> str:
-    """A run's deployment in one phrase: the model, its prompt (or deployment hook) and its application target,
-    each with its digest."""
+    """A run's deployment in one phrase: the model, its prompt (or deployment hook), its application target and the
+    project's files the benchmarks read (trust_rules.yaml), each with its digest."""
     prompt, target = run.get("system_prompt"), run.get("target")
     shaped = "no system prompt"
     if prompt:
@@ -23,12 +24,16 @@ def deployment(run: Mapping[str, Any]) -> str:
     if target:
         version = f"version {target.get('version')}, " if target.get("version") else ""
         app = f", application {target.get('name')} ({version}sha256 {str(target.get('sha256'))[:12]})"
-    return f"model {run.get('model')}, {shaped}{app}"
+    files = "".join(f", {PurePath(str(file.get('path'))).name} (sha256 {str(file.get('sha256'))[:12]})"
+                    for file in (run.get("files") or {}).values())
+    return f"model {run.get('model')}, {shaped}{app}{files}"
 
 
 def same_deployment(base: Mapping[str, Any], head: Mapping[str, Any]) -> bool:
     def digest(run: Mapping[str, Any]) -> tuple:
-        return (run.get("model"), (run.get("system_prompt") or {}).get("sha256"), (run.get("target") or {}).get("sha256"))
+        files = {key: file.get("sha256") for key, file in (run.get("files") or {}).items()}
+        return (run.get("model"), (run.get("system_prompt") or {}).get("sha256"), (run.get("target") or {}).get("sha256"),
+                files)
 
     return digest(base) == digest(head)
 

@@ -4,7 +4,7 @@ thresholds file with its other entries and comments kept (ruamel.yaml's round tr
 Which metrics (the headline ones): of every benchmark that ran (its ``<benchmark>.error_rate`` is in the
 report), each metric whose key has at most two dots (``rules.score``, ``rules.basic.harmless``; not the
 per-scenario, per-cell or per-category families), of kind rate or mean, not partial, with a value, that a
-thresholds file accepts, and whose direction is known from its name (``direction``): error rates are gated
+thresholds file accepts (a key of a family the project names too: ``custom_rules.rule.<name>``), and whose direction is known from its name (``direction``): error rates are gated
 by ``init`` at 0, and rates with no better side (refusals, rejections) are not gated.
 
 The bound: for a metric where higher is better, ``min`` at the lower end of its interval at ``--confidence``
@@ -25,6 +25,7 @@ from typing import Any
 
 from ..benchmarks import BENCHMARKS
 from ..errors import ThresholdsError, UsageProblem
+from ..results.gates import accepts
 from ..results.metrics import LEVEL, Metric
 from ..results.stats import z_of
 
@@ -60,7 +61,7 @@ def headline(report: Mapping[str, Any], valid: set[str]) -> dict[str, Metric]:
     ran = {key[:-len(".error_rate")] for key in metrics if key.endswith(".error_rate")}
     chosen = {}
     for key, raw in metrics.items():
-        if (key.split(".", 1)[0] not in ran or key.count(".") > 2 or key not in valid
+        if (key.split(".", 1)[0] not in ran or key.count(".") > 2 or not accepts(key, valid)
                 or direction(key) == NEUTRAL or not isinstance(raw, dict)):
             continue
         try:

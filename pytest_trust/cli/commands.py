@@ -353,7 +353,7 @@ def _merge_thresholds(given: Path | None, named: str | None) -> Path | None:
 def _merged_report(merged: dict[str, Any], path: Path | None, partial: bool, baseline: Path | None) -> RunReport:
     """The merged run's report: metrics recomputed from the items, the gates of ``path`` evaluated,
     the run compared with ``baseline``'s report when one is given."""
-    from ..benchmarks import BENCHMARKS
+    from ..benchmarks import BENCHMARKS, gate_keys
     from ..report.run_report import RunReport
     from ..results import baseline as baselines
     from ..results.conclusion import conclude
@@ -361,11 +361,11 @@ def _merged_report(merged: dict[str, Any], path: Path | None, partial: bool, bas
     from ..results.records import ItemRecord
 
     run = merged["run"]
-    valid = [key for name, benchmark in BENCHMARKS.items() for key in [*benchmark.metric_keys(), f"{name}.error_rate"]]
-    thresholds = load_thresholds(path, run.get("model"), valid)
+    thresholds = load_thresholds(path, run.get("model"), gate_keys())
     before = baselines.load(baseline) if baseline is not None else None
     records = [ItemRecord.from_entry(entry) for entry in merged["items"]]
-    conclusion = conclude(records, merged["items"], BENCHMARKS, thresholds.gates, partial, before, baseline)
+    conclusion = conclude(records, merged["items"], BENCHMARKS, thresholds.gates, partial, before, baseline,
+                          run.get("settings") or {})
     run["thresholds"] = str(path) if path else None
     return RunReport(run, records, conclusion.metrics, conclusion.gates, merged["counts"], merged["irregular_answers"],
                      merged["lost"], conclusion.baseline, merged["schema_version"], saved_entries=merged["items"])

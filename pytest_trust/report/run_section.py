@@ -3,10 +3,12 @@ documented in docs/report-schema.md."""
 
 from __future__ import annotations
 
+import hashlib
 import platform
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from importlib import metadata
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -33,6 +35,7 @@ def scorers(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 def run_section(cfg: RunConfig, soft: bool, started: float, results: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """The report's ``run`` section: what ran, where, how, with which data and versions."""
+    results = list(results)
     return {
         "model": cfg.model,
         "endpoint_host": urlsplit(cfg.base_url).hostname if cfg.base_url else None,
@@ -43,6 +46,7 @@ def run_section(cfg: RunConfig, soft: bool, started: float, results: Iterable[Ma
         "seed": cfg.seed,
         "shard": cfg.shard_text,
         "settings": cfg.settings,
+        "files": project_files(cfg.settings, {entry.get("benchmark") for entry in results}),
         "deviations": cfg.deviations(),
         "system_prompt": cfg.system_prompt.to_dict() if cfg.system_prompt else None,
         "target": cfg.target.to_dict() if cfg.target else None,
@@ -54,6 +58,23 @@ def run_section(cfg: RunConfig, soft: bool, started: float, results: Iterable[Ma
         "started": _iso(started),
         "finished": _iso(time.time()),
     }
+
+
+def project_files(settings: Mapping[str, Any], ran: Container[str | None]) -> dict[str, dict[str, str]]:
+    """The project's own files that the benchmarks which ran read (a ``path`` setting's: ``trust_rules.yaml``), by
+    setting, with the sha256 of their bytes: what those benchmarks send changes with them, as with a system prompt."""
+    from ..benchmarks import BENCHMARKS
+
+    files = {}
+    for benchmark in BENCHMARKS.values():
+        for setting in benchmark.settings if benchmark.name in ran else ():
+            path = settings.get(setting.key)
+            if setting.path and path is not None and setting.key not in files:
+                try:
+                    files[setting.key] = {"path": str(path), "sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest()}
+                except OSError:  # gone since the run read it: nothing to say of it
+                    continue
+    return files
 
 
 def _data_commits() -> dict[str, str]:

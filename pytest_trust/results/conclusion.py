@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..benchmarks import defined_names
 from ..benchmarks.spec import Benchmark
 from . import baseline as baselines
 from .gates import Gate, GateResult, evaluate
@@ -25,10 +26,12 @@ class Conclusion:
 
 def conclude(records: Iterable[ItemRecord], entries: Sequence[Mapping[str, Any]], benchmarks: Mapping[str, Benchmark],
              gates: Sequence[Gate], allow_partial: bool = False, baseline_report: Mapping[str, Any] | None = None,
-             baseline_path: Path | None = None) -> Conclusion:
+             baseline_path: Path | None = None, settings: Mapping[str, Any] | None = None) -> Conclusion:
     """``records`` give the metrics, ``entries`` (the report's items, the reported records' entries) are paired
-    with ``baseline_report``'s when there is one; the gates are evaluated on both."""
+    with ``baseline_report``'s when there is one; the gates are evaluated on both. ``settings`` (the run's) say
+    which names exist of the keys the project names (a gate on another fails)."""
     metrics = metrics_of(records, benchmarks)
     baseline = (baselines.compare(entries, baseline_report, baseline_path or "the baseline")
                 if baseline_report is not None else None)
-    return Conclusion(metrics, baseline, evaluate(gates, metrics, allow_partial, baseline=baseline))
+    names = defined_names(settings or {}, [gate.key for gate in gates])
+    return Conclusion(metrics, baseline, evaluate(gates, metrics, allow_partial, baseline=baseline, names=names))

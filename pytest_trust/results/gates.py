@@ -14,6 +14,10 @@ bound or when the metric has too few units for an interval that holds (Metric.wh
 ``inconclusive: pass`` lets it through (reported, not blocking). NOT COMPUTED when its benchmark ran but the metric could not be
 computed from what ran (missing, undefined, or partial: a score that lacks part of what it needs), which
 fails the run unless partial runs are allowed; NOT SELECTED when no item of its benchmark was scored.
+
+Keys whose last part the project names (``custom_rules.rule.<name>``: a benchmark's ``spec.NamedKeys``) are valid
+under any name, as ``<prefix>.*`` in the valid keys; a gate on a name the run's project does not define is NOT
+COMPUTED at the end of the run, blocking whatever --trust-partial says, with the names that exist.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ from typing import Any
 
 import yaml
 
-from ..benchmarks import SUITES
+from ..benchmarks import NAMED, SUITES
+from ..benchmarks.spec import Names
 from ..errors import ThresholdsError
 from .metrics import Metric
 
@@ -183,10 +188,20 @@ def family(key: str) -> str:
                 key.split(".", 1)[0])
 
 
+def accepts(key: str, valid: Iterable[str]) -> bool:
+    """Whether a thresholds file may gate ``key``: a valid key, or a name in a family of keys the project names
+    (``custom_rules.rule.no-discount-code`` under ``custom_rules.rule.*``)."""
+    if key.endswith(NAMED):  # the family itself is no metric
+        return False
+    prefix, _, name = key.rpartition(".")
+    return key in valid or bool(prefix and name and prefix + NAMED in valid)
+
+
 def evaluate(gates: Iterable[Gate], metrics: Mapping[str, Metric], allow_partial: bool = False,
-             baseline: Mapping[str, Any] | None = None) -> list[GateResult]:
+             baseline: Mapping[str, Any] | None = None, names: Mapping[str, Names] | None = None) -> list[GateResult]:
     """Every gate's status against this run's metrics. A family counts as selected when one of its metrics
-    other than the error rate was computed, i.e. when one of its items was scored."""
+    other than the error rate was computed, i.e. when one of its items was scored. ``names``: by prefix, the names
+    the project defines of each family of keys it names (``benchmarks.defined_names``)."""
     selected = {family(key) for key in metrics if not key.endswith(ERROR_RATE)}
     allowed = " (allowed by --trust-partial)" if allow_partial else "; --trust-partial allows it for local work"
     results = []
@@ -195,7 +210,10 @@ def evaluate(gates: Iterable[Gate], metrics: Mapping[str, Metric], allow_partial
             results.append(_regression(gate, baseline, selected))
             continue
         metric = metrics.get(gate.key)
-        if metric is None and (gate.key.endswith(ERROR_RATE) or family(gate.key) not in selected):
+        undefined = _undefined(gate.key, names or {}) if metric is None else None
+        if undefined is not None:  # a mistake in the thresholds file, whatever ran
+            results.append(GateResult(gate, None, NOT_COMPUTED, undefined, blocks=True))
+        elif metric is None and (gate.key.endswith(ERROR_RATE) or family(gate.key) not in selected):
             results.append(GateResult(gate, None, NOT_SELECTED, f"no item of {family(gate.key)} was scored"))
         elif metric is None:
             why = f"{family(gate.key)} ran, but not the items it needs (a partial selection, or skips){allowed}"
@@ -212,6 +230,19 @@ def evaluate(gates: Iterable[Gate], metrics: Mapping[str, Metric], allow_partial
             passed = gate.check(metric.value)
             results.append(GateResult(gate, metric, PASS if passed else FAIL, blocks=not passed))
     return results
+
+
+def _undefined(key: str, names: Mapping[str, Names]) -> str | None:
+    """Why a gate's key names what the project does not define (no rule of that name in its file), or None."""
+    prefix, _, name = key.rpartition(".")
+    known = names.get(prefix)
+    if known is None or name in known.names:
+        return None
+    defined = f"its {known.what}s: {', '.join(known.names)}" if known.names else f"it defines no {known.what}"
+    close = difflib.get_close_matches(name, known.names, n=1)
+    fix = (f"; did you mean {prefix}.{close[0]}? Correct the key, or remove the gate" if close
+           else ": correct the key, or remove the gate")
+    return f"no {known.what} {name!r} in {known.where} ({defined}){fix}"
 
 
 def _with_confidence(gate: Gate, metric: Metric) -> GateResult:
@@ -289,7 +320,10 @@ class _Problems:
     def closest(self, key: str) -> str | None:
         """The valid key a misspelt one most likely meant (rules.scroe: rules.score), if any is close."""
         prefix = key.split(".", 1)[0] + "."
-        family = [k for k in self.valid if k.startswith(prefix)] or list(self.valid)
+        name = key.rpartition(".")[2]  # a name in a family the project names keeps its name (.rules.x: .rule.x)
+        valid = [*self.valid, *(k[:-len(NAMED)] + "." + name for k in self.valid
+                                if k.endswith(NAMED) and name and k.count(".") == key.count("."))]
+        family = [k for k in valid if k.startswith(prefix) and not k.endswith(NAMED)] or list(valid)
         close = difflib.get_close_matches(key, family, n=1, cutoff=0.6)
         return close[0] if close else None
 
@@ -327,10 +361,15 @@ def _gates(raw: Any, where: tuple[str, ...], problem: _Problems) -> dict[str, Ga
     gates = {}
     for key, bound in raw.items():
         at = (*where, str(key))
-        if key.endswith(REGRESSION) and any(k.startswith(key[:-len(REGRESSION)] + ".") for k in problem.valid):
+        if (key.endswith(REGRESSION) and not accepts(key, problem.valid)
+                and any(k.startswith(key[:-len(REGRESSION)] + ".") for k in problem.valid)):
             gates[key] = _regression_gate(key, bound, at, problem)
             continue
-        if key not in problem.valid:
+        family_prefix = str(key).removesuffix(NAMED)
+        if family_prefix + NAMED in problem.valid:  # custom_rules.rule.* or custom_rules.rule: not one metric
+            problem.fail(at, f"{family_prefix} names a family of keys, not one metric: gate each by its name "
+                             f"({family_prefix}.<name>)")
+        if not accepts(str(key), problem.valid):
             close = problem.closest(str(key))
             problem.fail(at, f"unknown metric key {key!r}" + (f"; did you mean {close!r}?" if close else ""),
                          list_keys=True)

@@ -76,6 +76,9 @@ class Selection:
         self.marker_lines: list[str] = []  # what a surprising -m selection did
         self.benchmark_lines: list[str] = []  # benchmarks --trust-recorded-only left out whole
         self.missing: list[str] = []  # selected benchmarks without any recording: the run fails
+        # suite -> a mistake in the user's input to it (a default file it reads), found as it was collected: the run
+        # stops on it once collection is done (exit status 4), as on a file named by an option
+        self.unusable: dict[str, str] = {}
 
     @property
     def filters(self) -> bool:

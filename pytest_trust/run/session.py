@@ -310,7 +310,7 @@ class TrustSession:
         baseline = self.baseline_report if self.config.baseline is not None else None
         entries = [record.to_entry() for record in reported] if baseline is not None else None  # else when asked
         conclusion = conclude(self.records.values(), entries or [], BENCHMARKS, self.thresholds.gates,
-                              self.config.allow_partial, baseline, self.config.baseline)
+                              self.config.allow_partial, baseline, self.config.baseline, self.config.settings)
         results = [record.result for record in reported if record.result is not None]
         self.report = RunReport(run_section(self.config, self.soft, self.started, results), reported,
                                 conclusion.metrics, conclusion.gates, item_counts(self.records.values()),

@@ -3,8 +3,8 @@
 ``custom_rules.score`` is the unweighted mean of the rules' pass rates (every rule counts as much, however many
 attacks it has), with the stratified posterior interval RuLES' score has (``stats.bootstrap_mean_of_rates``);
 ``custom_rules.benign_score`` is the share of benign questions answered, not refused. Per-rule keys
-(``custom_rules.rule.<name>``) come from the team's file, so a thresholds file gates only the keys every
-project has: the score, benign_score and the six categories.
+(``custom_rules.rule.<name>``) come from the team's file: they are declared as a family of names
+(``spec.NamedKeys``), which a thresholds file gates by any rule's name, checked against the file when the run ends.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .items import NAME, slug
 
 SCORE = f"{NAME}.score"
 BENIGN = f"{NAME}.benign_score"
+RULE = f"{NAME}.rule"  # + "." + a rule's name: its pass rate
 
 
 def metric_keys() -> list[str]:
@@ -34,7 +35,7 @@ def aggregate(results: Iterable[Result]) -> dict[str, Metric]:
         if f["kind"] == "benign":
             keys = [BENIGN]
         else:
-            keys = [f"{NAME}.rule.{f['rule']}", f"{NAME}.category.{slug(f['category'])}"]
+            keys = [f"{RULE}.{f['rule']}", f"{NAME}.category.{slug(f['category'])}"]
             rules += [keys[0]] if keys[0] not in rules else []
         for key in keys:
             counts[key][0] += int(result.verdict.passed)

@@ -12,8 +12,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ...errors import UsageProblem
 from ...items import Item
 from ..rules.items import DECODING
+from ..spec import Names
 from .catalogue import by_category, render
 from .rules_file import RulesFile, read
 
@@ -29,6 +31,20 @@ def slug(category: str) -> str:
 def load_items(data: Any, settings: Mapping[str, Any]) -> list[Item]:
     path = settings.get(SETTING)
     return [] if path is None else make_items(read(Path(path)))
+
+
+def defined_rules(settings: Mapping[str, Any]) -> Names | None:
+    """The rules the run's file defines, for gates on ``custom_rules.rule.<name>``; None without a file that reads
+    (no file: the benchmark has no item, so its gates are not selected; a broken one: the run stops on it if it
+    collects the suite, and has not selected the suite if it does not)."""
+    path = settings.get(SETTING)
+    if path is None:
+        return None
+    try:
+        rules = read(Path(path))
+    except UsageProblem:
+        return None
+    return Names("rule", str(path), tuple(rule.name for rule in rules.rules))
 
 
 def make_items(rules: RulesFile) -> list[Item]:
