@@ -16,7 +16,7 @@ from ..errors import UsageProblem
 from ..plugins_installed import load_group
 from . import custom_rules, rules, rules_detection, rules_v1
 from .decodingtrust import adv_demonstration, advglue, fairness, machine_ethics, ood, privacy, stereotype, toxicity
-from .spec import SERVICES, Benchmark, Names, Setting, Suite
+from .spec import SERVICES, Benchmark, Names, Setting, Suite, is_score_level, is_summary_level
 
 ENTRY_POINTS = "pytest_trust.benchmarks"
 # Registry order is the order of markers, options, the report's settings and `pytest-trust import decodingtrust`.
@@ -76,6 +76,30 @@ def defined_names(settings: Mapping[str, Any], keys: Iterable[str]) -> dict[str,
                 if names is not None:
                     found[family.prefix] = names
     return found
+
+
+def headlines(metrics: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+    """A run's headline metrics (docs/glossary.md), per benchmark that has one among ``metrics`` (registry
+    order, then those not installed here): the headline keys it declares that were computed; where none was
+    (a partial run, a benchmark not installed here), its first score-level key that was. The one rule the
+    terminal summary, the HTML scorecard and the board read."""
+    by_benchmark: dict[str, list[str]] = {}
+    for key in metrics:
+        by_benchmark.setdefault(key.split(".", 1)[0], []).append(key)
+    names = [*(name for name in BENCHMARKS if name in by_benchmark), *(n for n in by_benchmark if n not in BENCHMARKS)]
+    out = {}
+    for name in names:
+        declared = BENCHMARKS[name].headline_keys() if name in BENCHMARKS else ()
+        keys = tuple(key for key in declared if key in metrics)
+        keys = keys or tuple(key for key in by_benchmark[name] if is_score_level(key))[:1]
+        if keys:
+            out[name] = keys
+    return out
+
+
+def summary_keys(metrics: Mapping[str, Any]) -> list[str]:
+    """The summary-level keys of ``metrics`` (``spec.is_summary_level``), in their order."""
+    return [key for key in metrics if is_summary_level(key)]
 
 
 def suites_named(names: list[str] | None, what: str) -> list[str] | None:

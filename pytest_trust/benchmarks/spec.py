@@ -163,6 +163,18 @@ class SuffixAttack:
     write: Callable[[Any, Mapping[str, Any]], None]  # (file, one behaviour's record) -> None
 
 
+def is_score_level(key: str) -> bool:
+    """A benchmark's own score, not a part's: one dot (``rules.score``), its error rate aside."""
+    return key.count(".") == 1 and not key.endswith(".error_rate")
+
+
+def is_summary_level(key: str) -> bool:
+    """A benchmark's scores and its parts' (``rules.basic.harmless``): at most two dots, not the per-scenario,
+    per-cell or per-category families. What a summary table lists (the Markdown summary, a scorecard's card,
+    the terminal's rows when one benchmark ran, the compare page's chart) and what bless may gate."""
+    return key.count(".") <= 2
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """A benchmark: its items (suites), how one is played and scored (``run``), how results aggregate into
@@ -206,8 +218,8 @@ class Benchmark:
         object.__setattr__(self, "suites", tuple(replace(suite, benchmark=self.name) for suite in self.suites))
 
     def headline_keys(self) -> tuple[str, ...]:
-        """``headline``, or the first key of ``metric_keys`` with one dot."""
+        """``headline``, or the first score-level key of ``metric_keys``; a run's are ``benchmarks.headlines``."""
         if self.headline:
             return self.headline
-        first = next((key for key in self.metric_keys() if key.count(".") == 1), None)
+        first = next((key for key in self.metric_keys() if is_score_level(key)), None)
         return (first,) if first else ()

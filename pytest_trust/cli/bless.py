@@ -1,10 +1,11 @@
 """``pytest-trust thresholds bless REPORT.json``: gates at the level of a recorded run, written into the
 thresholds file with its other entries and comments kept (ruamel.yaml's round trip).
 
-Which metrics (the headline ones): of every benchmark that ran (its ``<benchmark>.error_rate`` is in the
-report), each metric whose key has at most two dots (``rules.score``, ``rules.basic.harmless``; not the
-per-scenario, per-cell or per-category families), of kind rate or mean, not partial, with a value, that a
-thresholds file accepts (a key of a family the project names too: ``custom_rules.rule.<name>``), and whose direction is known from its name (``direction``): error rates are gated
+Which metrics (``blessable``): of every benchmark that ran (its ``<benchmark>.error_rate`` is in the
+report), each summary-level metric (``benchmarks.is_summary_level``: ``rules.score``, ``rules.basic.harmless``;
+not the per-scenario, per-cell or per-category families), of kind rate or mean, not partial, with a value, that a
+thresholds file accepts (a key of a family the project names too: ``custom_rules.rule.<name>``), and whose
+direction is known from its name (``direction``): error rates are gated
 by ``init`` at 0, and rates with no better side (refusals, rejections) are not gated.
 
 The bound: for a metric where higher is better, ``min`` at the lower end of its interval at ``--confidence``
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..benchmarks import BENCHMARKS
+from ..benchmarks import BENCHMARKS, is_summary_level
 from ..errors import ThresholdsError, UsageProblem
 from ..results.gates import accepts
 from ..results.metrics import LEVEL, Metric
@@ -53,15 +54,15 @@ class Bound:
     note: str = ""
 
 
-def headline(report: Mapping[str, Any], valid: set[str]) -> dict[str, Metric]:
-    """The report's headline metrics (module docstring), by key, in the report's order."""
+def blessable(report: Mapping[str, Any], valid: set[str]) -> dict[str, Metric]:
+    """The report's metrics bless writes gates for (module docstring), by key, in the report's order."""
     metrics = report.get("metrics")
     if not isinstance(metrics, dict):
         return {}
     ran = {key[:-len(".error_rate")] for key in metrics if key.endswith(".error_rate")}
     chosen = {}
     for key, raw in metrics.items():
-        if (key.split(".", 1)[0] not in ran or key.count(".") > 2 or not accepts(key, valid)
+        if (key.split(".", 1)[0] not in ran or not is_summary_level(key) or not accepts(key, valid)
                 or direction(key) == NEUTRAL or not isinstance(raw, dict)):
             continue
         try:
@@ -232,7 +233,7 @@ def bless(report_path: Path, thresholds_path: Path, model: str | None, confidenc
     report = read(report_path, "thresholds bless:", with_items=False)
     model = model or (report.get("run") or {}).get("model")
     section = ("models", model) if model else ("default",)
-    metrics = headline(report, valid)
+    metrics = blessable(report, valid)
     if not metrics:
         raise UsageProblem(f"thresholds bless: {report_path}: no headline metric to gate (no benchmark ran, or "
                            "only partial scores)")

@@ -1,7 +1,7 @@
 """``pytest-trust report board REPORT... [--html PATH] [--markdown PATH]``: many runs seen together.
 
 A team that replays every pull request has many reports. The board puts them in one table, a row a run (model,
-deployment, when, size) and a column a headline metric (each benchmark's ``headline_keys()``), each cell the
+deployment, when, size) and a column a headline metric (``benchmarks.headlines``), each cell the
 value with its 95% interval in the colour of the run's gate on it, as DecodingTrust's leaderboard puts models
 against perspectives; and for runs of one model and deployment over time, one line per headline metric with its
 interval as a band and the gate's bound drawn, then the gates whose status changed between consecutive runs with
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import plotly.graph_objects as go
 
-from ..benchmarks import BENCHMARKS
+from ..benchmarks import headlines
 from ..errors import UsageProblem
 from ..results.gates import GateResult
 from ..results.metrics import Metric
@@ -95,9 +95,9 @@ def load(paths: list[Path]) -> list[BoardRun]:
 
 
 def headline_columns(runs: list[BoardRun]) -> list[str]:
-    """Each installed benchmark's headline keys that some run has, in registry order."""
-    present = {key for run in runs for key in run.report.metrics}
-    return [key for benchmark in BENCHMARKS.values() for key in benchmark.headline_keys() if key in present]
+    """The headline keys (``benchmarks.headlines``) of the runs' metrics taken together, in registry order."""
+    present = dict.fromkeys(key for run in runs for key in run.report.metrics)
+    return [key for keys in headlines(present).values() for key in keys]
 
 
 def series(runs: list[BoardRun]) -> dict[tuple[str, str], list[BoardRun]]:

@@ -25,13 +25,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..benchmarks import summary_keys
 from ..errors import UsageProblem
 from ..results import baseline
 from ..results.metrics import MIN_N, Metric
 from ..results.stats import holm
 from .file import read
 from .formatting import fmt_interval, fmt_value, is_percent
-from .markdown import headline_keys
 from .run_report import RunReport
 
 Z95 = 1.959963984540054
@@ -207,7 +207,7 @@ def text(runs: list[Run]) -> str:
 
 
 def render_html(runs: list[Run]) -> str:
-    """The comparison as one self-contained HTML file: the headline metrics every run has as a figure (those
+    """The comparison as one self-contained HTML file: the summary-level rates every run has as a figure (those
     some run lacks named under it), then every metric."""
     from . import plotly_bundle
 
@@ -232,19 +232,20 @@ def _run_list(runs: list[Run]) -> str:
 
 
 def _charted(runs: list[Run]) -> tuple[list[str], dict[str, list[int]]]:
-    """The headline rates every run has (charted side by side), and those only some runs have, with the runs that
-    have each (named, not charted: a lone bar would read as a difference between the runs)."""
-    candidates = [k for k in headline_keys(dict.fromkeys(metric_keys(runs))) if is_percent(_any_metric(runs, k))
+    """The summary-level rates (``benchmarks.summary_keys``) every run has (charted side by side), and those only
+    some runs have, with the runs that have each (named, not charted: a lone bar would read as a difference
+    between the runs)."""
+    candidates = [k for k in summary_keys(dict.fromkeys(metric_keys(runs))) if is_percent(_any_metric(runs, k))
                   and not k.endswith("error_rate")]
-    headline = [k for k in candidates if all(_value(run, k) is not None for run in runs)]
+    charted = [k for k in candidates if all(_value(run, k) is not None for run in runs)]
     apart = {k: [i for i, run in enumerate(runs, 1) if _value(run, k) is not None] for k in candidates
-             if k not in headline}
-    return headline, apart
+             if k not in charted}
+    return charted, apart
 
 
 def _headline_figure(runs: list[Run]) -> str:
-    """The figure's section: the headline rates every run has as grouped bars with their intervals, or why there
-    is no chart; then the headline rates left out, not being in every run."""
+    """The figure's section: the summary-level rates every run has as grouped bars with their intervals, or why
+    there is no chart; then the rates left out, not being in every run."""
     e = html.escape
     headline, apart = _charted(runs)
     figure = (_bars(runs, headline) if headline

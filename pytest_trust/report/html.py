@@ -19,8 +19,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from ..benchmarks import BENCHMARKS
-from ..results.metrics import Metric
+from ..benchmarks import BENCHMARKS, headlines, summary_keys
 from . import plotly_bundle
 from .html_parts import REASON_SHOWN, bar, error_bars, escape, figure, metric_table, scorer_text, table
 from .markdown import (
@@ -31,7 +30,6 @@ from .markdown import (
     fmt_interval,
     fmt_value,
     gate_counts,
-    headline_keys,
 )
 from .run_report import RunReport
 
@@ -181,14 +179,15 @@ def _gates(report: RunReport) -> str:
 
 def _scorecard(report: RunReport) -> str:
     metrics = report.metrics
-    keys = headline_keys(metrics)
+    keys = summary_keys(metrics)
     if not keys:
         return '<p class="empty">No metrics in this run.</p>'
     by_bench: dict[str, list[str]] = defaultdict(list)
     for key in keys:
         by_bench[benchmark_of(key)].append(key)
     outcomes = _outcomes_by_benchmark(report)
-    headline = {bench: _headline_key(bench, bench_keys, metrics) for bench, bench_keys in by_bench.items()}
+    heads = headlines(metrics)  # the first of each benchmark's is its bar
+    headline = {bench: next(iter(heads.get(bench, ())), None) for bench in by_bench}
     shown = [(bench, key) for bench, key in headline.items() if key]
     fig = go.Figure(go.Bar(
         y=[f"{bench}: {key.split('.', 1)[1]}" for bench, key in shown], x=[metrics[key].value for _, key in shown],
@@ -199,7 +198,7 @@ def _scorecard(report: RunReport) -> str:
     fig.update_layout(title="Headline score per benchmark (grey: partial)", yaxis={"autorange": "reversed"},
                       xaxis={"range": [0, 1.005], "tickvals": [i / 5 for i in range(6)], "tickformat": ".0%"})
     parts = [figure(fig, 80 + 30 * len(shown))]
-    for bench, bench_keys in by_bench.items():  # one card per benchmark, its headline metrics inside
+    for bench, bench_keys in by_bench.items():  # one card per benchmark, its summary-level metrics inside
         counts = outcomes.get(bench, {})
         tally = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
         key = headline[bench]
@@ -209,16 +208,6 @@ def _scorecard(report: RunReport) -> str:
         parts.append(metric_table(metrics, bench_keys))
         parts.append("</details>")
     return "".join(parts)
-
-
-HEADLINES = ("score", "robust_accuracy", "accuracy", "manual")  # of a benchmark not installed here: the first it has
-
-
-def _headline_key(bench: str, keys: list[str], metrics: dict[str, Metric]) -> str | None:
-    """The benchmark's first headline metric (``Benchmark.headline``) that was computed."""
-    benchmark = BENCHMARKS.get(bench)
-    names = benchmark.headline_keys() if benchmark else tuple(f"{bench}.{name}" for name in HEADLINES)
-    return next((key for key in names if key in keys), None)
 
 
 def _outcomes_by_benchmark(report: RunReport) -> dict[str, dict[str, int]]:

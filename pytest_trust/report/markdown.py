@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..benchmarks import summary_keys
 from ..results.gates import GateResult
 from ..results.metrics import Metric
 from .formatting import fmt_interval, fmt_number, fmt_value, is_percent
 from .run_report import RunReport
 
-HEADLINE_DEPTH = 3  # keys like rules.basic.harmless: the terminal summary's headline rows
 TOP_ITEMS = 10  # regressed items listed
-TOP_DELTAS = 8  # headline metrics with the largest change listed
+TOP_DELTAS = 8  # summary-level metrics with the largest change listed
 STATUS_MARK = {"PASS": "✅", "FAIL": "❌", "INCONCLUSIVE": "❔"}
 
 
@@ -52,10 +52,6 @@ def fmt_bound(result: GateResult) -> str:
             low, high = result.interval
             text += f" [{fmt_number(low, percent)}, {fmt_number(high, percent)}]"
     return text
-
-
-def headline_keys(metrics: Mapping[str, Any]) -> list[str]:
-    return [key for key in metrics if key.count(".") < HEADLINE_DEPTH]
 
 
 def benchmark_of(key: str) -> str:
@@ -123,11 +119,11 @@ def render(report: RunReport) -> str:
             lines.append(row)
     if baseline is not None:
         lines += _baseline_lines(report, baseline, before)
-    headline = headline_keys(metrics)
-    if headline:
+    summary = summary_keys(metrics)
+    if summary:
         lines += ["", "<details><summary>Headline scores</summary>", "",
                   "| metric | value | 95% interval | n |", "|---|---|---|---|"]
-        for key in headline:
+        for key in summary:
             metric = metrics[key]
             note = " (partial)" if metric.partial else ""
             lines.append(f"| `{key}`{note} | {fmt_value(metric)} | {fmt_interval(metric)} | {metric.n} |")
@@ -142,7 +138,7 @@ def _baseline_lines(report: RunReport, baseline: Mapping[str, Any], before: dict
     lines = ["", (f"### Against the baseline: {len(failing)} newly failing, {len(erroring)} newly erroring, "
                  f"{len(passing)} newly passing")]
     metrics = report.metrics
-    changed = [(key, metrics[key].value - before[key].value) for key in headline_keys(metrics)
+    changed = [(key, metrics[key].value - before[key].value) for key in summary_keys(metrics)
                if key in before and metrics[key].value is not None and before[key].value is not None]
     changed = sorted((c for c in changed if c[1]), key=lambda c: -abs(c[1]))[:TOP_DELTAS]
     if changed:

@@ -1,8 +1,8 @@
 """The terminal summary: an account of the failing items, per benchmark a compact metric table, then the
 gates, then the counts.
 
-The default fits a screen after any run: a benchmark's score-level rows when it ran alone, per benchmark
-its headline metrics (``Benchmark.headline``) and its error rate when items errored when several ran, then
+The default fits a screen after any run: a benchmark's summary-level rows and gated metrics when it ran alone,
+per benchmark its headline metrics (``benchmarks.headlines``) and its error rate when items errored when several ran, then
 every gate; ``-v`` adds every metric. A benchmark's items are
 expected to fail at some rate, so their failures are not listed one by one with tracebacks as other
 tests' are: the account gives, per scenario, how many failed, the most common reasons and a few ids, and
@@ -22,13 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..benchmarks import BENCHMARKS
+from ..benchmarks import headlines, is_summary_level
 from ..results.gates import GateResult, family
 from ..results.metrics import Metric, no_interval
 from ..results.records import ItemRecord
 from .run_report import RunReport
 
-HEADLINE_DEPTH = 3  # one benchmark's rows, or a benchmark not installed here: keys like rules.basic.harmless
 ACCOUNT_LINES = 40  # a longer account of failing items folds to one line per benchmark (-v unfolds it)
 FOLDED_SCENARIOS = 3  # named on a benchmark's folded line, most failures first
 PARTIAL_WIDTH = 160  # the whole text of what a partial score lacks is in the JSON report
@@ -213,24 +212,11 @@ def _ids_line(ids: list[str], width: int) -> str:
 
 
 def _headline(key: str, metric: Metric, headlines: dict[str, tuple[str, ...]]) -> bool:
-    """A row of the default summary: a headline metric of its benchmark, or an error rate above zero."""
+    """A row of the default summary: a headline metric of its benchmark (``benchmarks.headlines``), or an
+    error rate above zero."""
     if key.endswith(".error_rate") and key.count(".") == 1:
         return metric.value > 0
-    benchmark = key.split(".", 1)[0]
-    return key in headlines[benchmark] if benchmark in headlines else key.count(".") < HEADLINE_DEPTH
-
-
-def _headlines(metrics: dict[str, Metric]) -> dict[str, tuple[str, ...]]:
-    """Per installed benchmark, its headline keys; where none was computed (a partial run), its first
-    score-level key that was."""
-    out = {}
-    for name, benchmark in BENCHMARKS.items():
-        keys = benchmark.headline_keys()
-        if not any(key in metrics for key in keys):
-            keys = tuple(k for k in metrics if k.startswith(f"{name}.") and k.count(".") == 1
-                         and not k.endswith(".error_rate"))[:1]
-        out[name] = keys
-    return out
+    return key in headlines.get(key.split(".", 1)[0], ())
 
 
 def _folded_error_gates(gates: list[Any]) -> tuple[list[Any], list[str]]:
@@ -402,13 +388,13 @@ def _account_title(folded: bool, per_item: bool) -> str:
 
 def _shown_metrics(metrics: dict[str, Metric], gated: set[str], several: bool, verbose: bool) -> list[str]:
     """The metrics' table rows: every metric under -v; when several benchmarks ran, their headlines and error
-    rates above zero; one benchmark's score-level rows and its gated metrics otherwise."""
+    rates above zero; one benchmark's summary-level rows and its gated metrics otherwise."""
     if verbose:
         return list(metrics)
     if several:
-        headlines = _headlines(metrics)
-        return [k for k in metrics if _headline(k, metrics[k], headlines)]
-    return [k for k in metrics if k.count(".") < HEADLINE_DEPTH or k in gated]
+        heads = headlines(metrics)
+        return [k for k in metrics if _headline(k, metrics[k], heads)]
+    return [k for k in metrics if is_summary_level(k) or k in gated]
 
 
 def _write_metrics(tr: Any, metrics: dict[str, Metric], gated: set[str], several: bool, verbose: bool,
