@@ -96,7 +96,7 @@ def pytest_generate_tests(metafunc):
     data = DataStore(Path(os.environ["PYTEST_TRUST_DATA"])) if SUITE.needs_data else None
     items = SUITE.load(data, {**FAITHFUL_SETTINGS, "toxicity_scorer": scorers.resolve_name(None)})
     if os.environ.get("BENCH_LIMIT"):
-        from pytest_trust.run.session import seeded_subset  # the subset --trust-limit N selects
+        from pytest_trust.run.source import seeded_subset  # the subset --trust-limit N selects
 
         items = seeded_subset(items, int(os.environ["BENCH_LIMIT"]), 0)
     metafunc.parametrize("item", items, ids=[item.id for item in items])

@@ -48,7 +48,7 @@ from pytest_trust.errors import RejectsN, Unavailable
 from pytest_trust.items import Answer, Item
 from pytest_trust.options import PROFILES, resolve_path
 from pytest_trust.run.services import Services
-from pytest_trust.run.session import seeded_subset
+from pytest_trust.run.source import seeded_subset
 
 SEED = 0  # --trust-seed's default
 # the plugin's settings when no option is given: each benchmark setting's faithful default
@@ -106,7 +106,7 @@ class Row(NamedTuple):
 
 
 def suite_items(name: str, suite: Suite, data: Path) -> list[Item]:
-    """The suite's items as TrustSession.items builds them, read from (or written to) the plugin's cache."""
+    """The suite's items as ItemSource.items builds them, read from (or written to) the plugin's cache."""
     return cached_items(default_cache().parent / "items", name, RUN_SETTINGS, data,
                         lambda: suite.load(DataStore(data), RUN_SETTINGS))
 

@@ -7,6 +7,7 @@ pytest was started from, those of ini options against the rootdir (where the ini
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -215,104 +216,147 @@ class RunConfig:
 
     @classmethod
     def from_pytest(cls, config: pytest.Config) -> RunConfig:
+        """The run's configuration from pytest's options, ini values and environment. Each part checks its own
+        options; they are resolved in this order, so a command with several mistakes is told of the same first."""
         opt = config.getoption
-        rootdir = Path(config.rootpath)
         here = Path(config.invocation_params.dir)
-        thresholds = (resolve_path(here, opt("trust_thresholds"))
-                      or resolve_path(rootdir, config.getini("trust_thresholds")))
-        if thresholds is None and (rootdir / "thresholds.yaml").exists():
-            thresholds = rootdir / "thresholds.yaml"
-        place = data_place(config)
-        data = place.mirror
-        cassettes = (resolve_path(here, opt("trust_cassettes"))
-                     or resolve_path(rootdir, config.getini("trust_cassettes"))
-                     or rootdir / "cassettes")
-        if opt("trust_soft") and opt("trust_strict"):
-            raise pytest.UsageError("--trust-soft and --trust-strict contradict each other: pass one of them "
-                                    "(soft: only gates and errors fail the run; strict: failing items do too)")
-        soft_flag = True if opt("trust_soft") else False if opt("trust_strict") else None
-        limit = opt("trust_limit")
-        if limit is not None and limit < 1:
-            raise pytest.UsageError(f"--trust-limit must be a positive number of items, not {limit}")
-        given = opt("trust_base_url") or os.environ.get("OPENAI_BASE_URL") or ""
-        urls = [url.strip() for url in given.split(",") if url.strip()]
-        profile = opt("trust_profile")
-        if profile is not None:
-            if limit is not None:
-                raise pytest.UsageError("--trust-profile and --trust-limit both size the run: pass one of them")
-            limit = PROFILES[profile][0]
-        if opt("trust_timeout") <= 0:
-            raise pytest.UsageError(f"--trust-timeout must be a positive number of seconds, not {opt('trust_timeout')}")
-        if opt("trust_retries") < 0:
-            raise pytest.UsageError(f"--trust-retries must be 0 or more, not {opt('trust_retries')}")
-        settings = {key: setting_value(config, setting, here, rootdir) for key, setting in SETTINGS.items()}
-        for key, setting in SETTINGS.items():
-            if setting.path and not file_named(config, setting):  # the default file: read when its suite is collected
-                continue
-            problem = setting.problem(settings[key])
-            if problem:
-                raise pytest.UsageError(problem)
-        if opt("trust_concurrency") < 1:
-            raise pytest.UsageError(f"--trust-concurrency must be 1 or more, not {opt('trust_concurrency')}")
-        for name in ("trust_rpm", "trust_tpm", "trust_perspective_rpm"):
-            if opt(name) is not None and opt(name) <= 0:
-                raise pytest.UsageError(f"--{name.replace('_', '-')} must be a positive number, not {opt(name)}")
-        baseline = resolve_path(here, opt("trust_baseline"))
+        rootdir = Path(config.rootpath)
+        files = _files(config, here, rootdir)
+        soft_flag = _soft_flag(opt)
+        selection = _selection(opt)
+        endpoint = _endpoint(opt)
+        settings = _settings(config, here, rootdir)
+        pace = _recording_pace(opt)
         shard = parse_shard(opt("trust_shard"))
-        if opt("trust_baseline_update") and baseline is None:
-            raise pytest.UsageError("--trust-baseline-update writes to the --trust-baseline path: pass "
-                                    "--trust-baseline REPORT.json with it")
-        if opt("trust_baseline_update") and shard is not None:
-            raise pytest.UsageError("--trust-baseline-update with --trust-shard would write one shard as the baseline: "
-                                    "merge the shards' reports (pytest-trust report merge ... --out REPORT.json) instead")
-        if baseline is not None and not opt("trust_baseline_update") and not baseline.is_file():
-            raise pytest.UsageError(f"--trust-baseline {opt('trust_baseline')}: {baseline} is not a file; pass the JSON "
-                                    "report of an earlier run (--trust-report PATH), or add --trust-baseline-update "
-                                    "to write this run's report there")
-        try:
-            mode = RecordMode.parse(getattr(config.option, "record_mode", None))
-        except ValueError as err:
-            raise pytest.UsageError(f"--record-mode: {err}") from None
-        target = resolve_target(config, rootdir, mode.can_record)
-        if target is not None and (opt("trust_base_url") or opt("trust_batch")):
-            clash = "--trust-base-url" if opt("trust_base_url") else "--trust-batch"
-            raise pytest.UsageError(f"{clash} with an application target: the target answers the requests itself; "
-                                    f"drop {clash}, or the target to test the endpoint")
+        baseline = _baseline(opt, here, shard)
+        recording = _recording(config, rootdir)
         return cls(
             model=opt("trust_model") or os.environ.get("PYTEST_TRUST_MODEL") or config.getini("trust_model") or None,
-            base_url=urls[0] if urls else None,
-            other_urls=tuple(urls[1:]),
-            data=data,
-            cassettes=cassettes,
-            thresholds=thresholds,
-            report=resolve_path(here, opt("trust_report")),
-            limit=limit,
-            profile=profile,
-            seed=opt("trust_seed"),
+            **files,
+            **selection,
+            **endpoint,
+            **pace,
+            **baseline,
+            **recording,
             soft_flag=soft_flag,
-            timeout=opt("trust_timeout"),
-            retries=opt("trust_retries"),
-            concurrency=opt("trust_concurrency"),
-            batch=bool(opt("trust_batch")),
-            rpm=opt("trust_rpm"),
-            tpm=opt("trust_tpm"),
-            record_mode=mode,
-            cassettes_given=bool(opt("trust_cassettes")),
-            recorded_only=bool(opt("trust_recorded_only")),
+            shard=shard,
             settings={**settings,
                       "toxicity_scorer": scorers.resolve_name(opt("trust_toxicity_scorer"))},
-            perspective_rpm=opt("trust_perspective_rpm"),
             allow_partial=bool(opt("trust_partial")),
-            baseline=baseline,
-            baseline_update=bool(opt("trust_baseline_update")),
-            shard=shard,
             system_prompt=resolve_system_prompt(config, here),
-            target=target,
-            api_key_env=opt("trust_api_key_env"),
-            data_missing=place.missing_ini,
+            report=resolve_path(here, opt("trust_report")),
             html=resolve_path(here, opt("trust_html")),
             markdown=resolve_path(here, opt("trust_markdown")),
         )
+
+
+Option = Callable[..., Any]  # pytest.Config.getoption, which the parts below read options with
+
+
+def _files(config: pytest.Config, here: Path, rootdir: Path) -> dict[str, Any]:
+    """The gates file, the data mirror and the cassette root: option, then ini option, then the default."""
+    opt = config.getoption
+    thresholds = (resolve_path(here, opt("trust_thresholds"))
+                  or resolve_path(rootdir, config.getini("trust_thresholds")))
+    if thresholds is None and (rootdir / "thresholds.yaml").exists():
+        thresholds = rootdir / "thresholds.yaml"
+    place = data_place(config)
+    cassettes = (resolve_path(here, opt("trust_cassettes"))
+                 or resolve_path(rootdir, config.getini("trust_cassettes"))
+                 or rootdir / "cassettes")
+    return {"thresholds": thresholds, "data": place.mirror, "data_missing": place.missing_ini,
+            "cassettes": cassettes, "cassettes_given": bool(opt("trust_cassettes"))}
+
+
+def _soft_flag(opt: Option) -> bool | None:
+    """Whether failing items fail the run, when an option says so (None: the thresholds file decides)."""
+    if opt("trust_soft") and opt("trust_strict"):
+        raise pytest.UsageError("--trust-soft and --trust-strict contradict each other: pass one of them "
+                                "(soft: only gates and errors fail the run; strict: failing items do too)")
+    return True if opt("trust_soft") else False if opt("trust_strict") else None
+
+
+def _selection(opt: Option) -> dict[str, Any]:
+    """Which items run: a seeded subset of each cassette file's (--trust-limit or a --trust-profile), and with
+    --trust-recorded-only those recorded only (--trust-shard is parsed apart, after the recording pace)."""
+    limit = opt("trust_limit")
+    if limit is not None and limit < 1:
+        raise pytest.UsageError(f"--trust-limit must be a positive number of items, not {limit}")
+    profile = opt("trust_profile")
+    if profile is not None:
+        if limit is not None:
+            raise pytest.UsageError("--trust-profile and --trust-limit both size the run: pass one of them")
+        limit = PROFILES[profile][0]
+    return {"limit": limit, "profile": profile, "seed": opt("trust_seed"),
+            "recorded_only": bool(opt("trust_recorded_only"))}
+
+
+def _endpoint(opt: Option) -> dict[str, Any]:
+    """The servers a recording run asks, the variable their key is read from, and how long and how often a
+    request is tried."""
+    given = opt("trust_base_url") or os.environ.get("OPENAI_BASE_URL") or ""
+    urls = [url.strip() for url in given.split(",") if url.strip()]
+    if opt("trust_timeout") <= 0:
+        raise pytest.UsageError(f"--trust-timeout must be a positive number of seconds, not {opt('trust_timeout')}")
+    if opt("trust_retries") < 0:
+        raise pytest.UsageError(f"--trust-retries must be 0 or more, not {opt('trust_retries')}")
+    return {"base_url": urls[0] if urls else None, "other_urls": tuple(urls[1:]), "timeout": opt("trust_timeout"),
+            "retries": opt("trust_retries"), "api_key_env": opt("trust_api_key_env")}
+
+
+def _settings(config: pytest.Config, here: Path, rootdir: Path) -> dict[str, Any]:
+    """The benchmarks' settings, each checked by its own rule."""
+    settings = {key: setting_value(config, setting, here, rootdir) for key, setting in SETTINGS.items()}
+    for key, setting in SETTINGS.items():
+        if setting.path and not file_named(config, setting):  # the default file: read when its suite is collected
+            continue
+        problem = setting.problem(settings[key])
+        if problem:
+            raise pytest.UsageError(problem)
+    return settings
+
+
+def _recording_pace(opt: Option) -> dict[str, Any]:
+    """How a recording run sends its requests: how many items at once, in a batch or not, at what rates."""
+    if opt("trust_concurrency") < 1:
+        raise pytest.UsageError(f"--trust-concurrency must be 1 or more, not {opt('trust_concurrency')}")
+    for name in ("trust_rpm", "trust_tpm", "trust_perspective_rpm"):
+        if opt(name) is not None and opt(name) <= 0:
+            raise pytest.UsageError(f"--{name.replace('_', '-')} must be a positive number, not {opt(name)}")
+    return {"concurrency": opt("trust_concurrency"), "batch": bool(opt("trust_batch")), "rpm": opt("trust_rpm"),
+            "tpm": opt("trust_tpm"), "perspective_rpm": opt("trust_perspective_rpm")}
+
+
+def _baseline(opt: Option, here: Path, shard: tuple[int, int] | None) -> dict[str, Any]:
+    """The earlier run's report to compare with, and whether this run's report replaces it."""
+    baseline = resolve_path(here, opt("trust_baseline"))
+    update = bool(opt("trust_baseline_update"))
+    if update and baseline is None:
+        raise pytest.UsageError("--trust-baseline-update writes to the --trust-baseline path: pass "
+                                "--trust-baseline REPORT.json with it")
+    if update and shard is not None:
+        raise pytest.UsageError("--trust-baseline-update with --trust-shard would write one shard as the baseline: "
+                                "merge the shards' reports (pytest-trust report merge ... --out REPORT.json) instead")
+    if baseline is not None and not update and not baseline.is_file():
+        raise pytest.UsageError(f"--trust-baseline {opt('trust_baseline')}: {baseline} is not a file; pass the JSON "
+                                "report of an earlier run (--trust-report PATH), or add --trust-baseline-update "
+                                "to write this run's report there")
+    return {"baseline": baseline, "baseline_update": update}
+
+
+def _recording(config: pytest.Config, rootdir: Path) -> dict[str, Any]:
+    """pytest-recording's --record-mode, and the application that answers instead of an endpoint, if any."""
+    opt = config.getoption
+    try:
+        mode = RecordMode.parse(getattr(config.option, "record_mode", None))
+    except ValueError as err:
+        raise pytest.UsageError(f"--record-mode: {err}") from None
+    target = resolve_target(config, rootdir, mode.can_record)
+    if target is not None and (opt("trust_base_url") or opt("trust_batch")):
+        clash = "--trust-base-url" if opt("trust_base_url") else "--trust-batch"
+        raise pytest.UsageError(f"{clash} with an application target: the target answers the requests itself; "
+                                f"drop {clash}, or the target to test the endpoint")
+    return {"record_mode": mode, "target": target}
 
 
 def setting_value(config: pytest.Config, setting: Setting, here: Path, rootdir: Path) -> Any:

@@ -1,14 +1,11 @@
-"""pytest hooks and fixtures of pytest-trust. Wiring only: the work is in run/session.py and below."""
+"""pytest hooks and fixtures of pytest-trust. Wiring only: the work is in run/ (session.py and its parts) and below."""
 
 from __future__ import annotations
 
-import atexit
-import gc
 import os
-import shlex
 from collections import Counter
 from collections.abc import Iterator
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any
 
 import pytest
@@ -30,6 +27,9 @@ from .results.gates import load_thresholds
 from .results.records import INTERNAL
 from .run import services
 from .run.concurrency import Interrupted, Progress, play_ahead
+from .run.gc_policy import GcPolicy
+from .run.hints import run_selection
+from .run.player import Player
 from .run.playing import play
 from .run.selection import marker_lines, split_recorded
 from .run.session import TrustSession
@@ -38,10 +38,6 @@ SESSION_KEY = pytest.StashKey[TrustSession]()
 # an item's curated properties (pytest_runtest_makereport), made once for its call and teardown reports: the number
 # of its properties they were made from, and the list
 CURATED_KEY = pytest.StashKey[tuple[int, list[tuple[str, Any]]]]()
-# allocations between two young collections while items run, not Python's 700: each item parses JSON, builds
-# results and reports, and the collections that follow walked the run's growing records 12 times in the main job
-# (1.05 s of collecting against pytest's 0.49 s on as many items; 0.67 s at this threshold, the peak the same)
-RUN_GC_THRESHOLD = 10_000
 EVERY_SUITE = "*"  # TRUST_SUITE of a module whose cases are every registered suite's items (pytest_trust/suites)
 
 
@@ -81,21 +77,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION_KEY] = trust
     if cfg.model:  # the services its benchmarks need (a toxicity scorer: its calls record beside the model's)
         try:
-            trust.services, merged = services.of_run(cfg, trust.recorder.session_id, trust.worker)
+            trust.player.services, merged = services.of_run(cfg, trust.player.recorder.session_id, trust.worker)
         except UsageProblem as err:
             raise pytest.UsageError(str(err)) from None
-        trust.add_merge(merged)
+        trust.ledger.add_merge(merged)
     config.pluginmanager.register(_ReportListener(trust), "pytest-trust-reports")
-    config.add_cleanup(gc.unfreeze)  # what the end of the session froze (pytest_sessionfinish): after pytest's cleanups
-    _freeze_at_exit()
-
-
-@lru_cache(maxsize=1)
-def _freeze_at_exit() -> None:
-    """Once a process: the interpreter's last collection, after atexit, walks and frees every object still
-    alive one by one (about 2 s after the main job: pytest alone spends 1.3 s there on as many items). Frozen,
-    they are left to the process's exit; every file is closed by then (the session's in pytest_sessionfinish)."""
-    atexit.register(gc.freeze)
+    config.pluginmanager.register(GcPolicy(config), "pytest-trust-gc")
 
 
 def _session(config: pytest.Config) -> TrustSession:
@@ -115,35 +102,21 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 def pytest_sessionstart(session: pytest.Session) -> None:
     trust = _session(session.config)
     try:
-        trust.load_baseline()
+        trust.ledger.load_baseline()
     except UsageProblem as err:
         raise pytest.UsageError(str(err)) from None
     if trust.worker is None and trust.config.model:
         # journals left by a killed recording run are merged before anything replays
-        trust.add_merge(merge_journals(model_dir(trust.config.cassettes, trust.config.recordings)))
-        if trust.batch is not None:
+        trust.ledger.add_merge(merge_journals(model_dir(trust.config.cassettes, trust.config.recordings)))
+        player = trust.player
+        if player.batch is not None:
             import openai  # only a batch run talks to the endpoint here
 
             try:
-                trust.collect_batches()
+                player.collect_batches()
             except (openai.APIError, TrustError) as err:  # the batch records are kept for the next run
                 raise pytest.UsageError("--trust-batch: the endpoint's Files/Batches API failed: "
-                                        + trust.redacted(str(err))) from None
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_collection(session: pytest.Session) -> Iterator[None]:
-    """Collection builds a few hundred thousand long-lived objects (items, nodes, marks): the cyclic
-    collector's full passes over them are pure cost, so it pauses, and what was built is frozen out of
-    its later passes."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        return (yield)
-    finally:
-        if paused:
-            gc.freeze()
-            gc.enable()
+                                        + player.redacted(str(err))) from None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -188,7 +161,7 @@ def _parametrize_every_suite(metafunc: pytest.Metafunc) -> None:
 
 def _suite_items(metafunc: pytest.Metafunc, suite: str) -> list[Item]:
     try:
-        return _session(metafunc.config).items(suite)
+        return _session(metafunc.config).source.items(suite)
     except UsageProblem as err:  # the user's to fix: a usage error once collection is done (the other suites load)
         _session(metafunc.config).selection.unusable.setdefault(suite, str(err))
         return []
@@ -241,22 +214,23 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not trust.config.model:
         raise pytest.UsageError("no model named: pass --model NAME (or set PYTEST_TRUST_MODEL, or the "
                                 "trust_model ini option); it selects cassettes/<NAME>/ and the requests' model")
-    unrecorded = trust.unrecorded_benchmarks(sorted(by_benchmark))
-    paths = _selection(config)
+    unrecorded = trust.source.unrecorded_benchmarks(sorted(by_benchmark))
+    paths = run_selection(config)
+    hints = trust.hints
     if len(unrecorded) == len(by_benchmark):  # nothing to replay: one line, not one miss per item
-        raise pytest.UsageError(trust.no_recordings_message(unrecorded, paths))
+        raise pytest.UsageError(hints.no_recordings_message(unrecorded, paths))
     recorded_only = selection.recorder is not None
     for name in unrecorded:
-        marker = pytest.mark.skip(reason=trust.no_recordings_message([name], paths))
+        marker = pytest.mark.skip(reason=hints.no_recordings_message([name], paths))
         for item in by_benchmark[name]:
             item.add_marker(marker)
         if recorded_only:
             selection.benchmark_lines.append(f"{name}: {len(by_benchmark[name])} items deselected, "
-                                             + trust.no_recordings_message([name], paths))
+                                             + hints.no_recordings_message([name], paths))
         else:  # selected means required: a CI job whose recordings are missing must not pass
             selection.missing.append(
                 f"{name}: {len(by_benchmark[name])} items selected without recordings, so the run fails: "
-                + trust.no_recordings_message([name], paths)
+                + hints.no_recordings_message([name], paths)
                 + " (or pass --trust-recorded-only to replay only what is recorded)")
     if recorded_only:  # the items of benchmarks with recordings but none of their own were never built
         dropped = split_recorded(items, _trust_item, lambda found: True, lambda benchmark: benchmark not in unrecorded)[1]
@@ -271,17 +245,6 @@ def _deselect(config: pytest.Config, items: list[pytest.Item], dropped: list[pyt
         items[:] = [item for item in items if id(item) not in gone]
 
 
-def _selection(config: pytest.Config) -> str:
-    """The test paths of this run as a command line takes them (``--pyargs`` included) and its run size, for
-    printed commands, so they run as printed on the same items."""
-    profile = config.getoption("trust_profile", None)
-    size = f" --trust-profile {profile}" if profile else ""
-    if config.args_source != pytest.Config.ArgsSource.ARGS:  # none given: pytest's own default applies again
-        return size.strip()
-    paths = " ".join(shlex.quote(str(arg)) for arg in config.args)
-    return (f"--pyargs {paths}" if config.option.pyargs else paths) + size
-
-
 @pytest.fixture(scope="session")
 def trust_session(request: pytest.FixtureRequest) -> TrustSession:
     return _session(request.config)
@@ -291,7 +254,7 @@ def trust_session(request: pytest.FixtureRequest) -> TrustSession:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     # the item whose fixtures are set up next: trust_result's node, without the ``request`` fixture, which
     # pytest builds anew (a FixtureDef and a signature) every time a fixture asks for it
-    _session(item.config).running = item
+    _session(item.config).player.running = item
 
 
 @pytest.fixture
@@ -301,10 +264,11 @@ def trust_result(trust_item: Item, trust_session: TrustSession) -> Iterator[Any]
     recording pass may have played it already (``--trust-concurrency``)."""
     if trust_item.unavailable:
         pytest.skip(trust_item.unavailable)
-    node = trust_session.running
+    player = trust_session.player
+    node = player.running
     nodeid = node.nodeid
-    played = (trust_session.played_ahead.pop(nodeid, None) if trust_session.played_ahead else None) or play(
-        trust_session, trust_item, partial(_record_hint, node, trust_session))  # the hint only if it misses
+    played = (player.played_ahead.pop(nodeid, None) if player.played_ahead else None) or play(
+        player, trust_item, partial(trust_session.hints.record_hint, node))  # the hint only if it misses
     node.user_properties.append(played.as_property(trust_item))
     if played.crash is not None:
         raise played.crash
@@ -318,39 +282,40 @@ def trust_result(trust_item: Item, trust_session: TrustSession) -> Iterator[Any]
     yield played.result
 
 
-@pytest.hookimpl(wrapper=True, tryfirst=True)
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # outside GcPolicy's: items played ahead run at the default threshold
 def pytest_runtestloop(session: pytest.Session) -> Iterator[object]:
-    """--trust-concurrency: play the run's items in threads first; pytest then reports them in order. A replay
-    learns how many items of each scenario it will play, to let each file's answers go after its last. The cyclic
-    collector runs less often while the items run (``RUN_GC_THRESHOLD``)."""
+    """A replay learns how many items of each scenario it will play, to let each file's answers go after its last;
+    --trust-concurrency plays the run's items in threads first, and pytest then reports them in order."""
     trust = _session(session.config)
     config = trust.config
-    if trust.recorder is not None and not config.record_mode.can_record:
-        trust.recorder.expect(Counter((found.benchmark, found.scenario) for found in map(_trust_item, session.items)
-                                      if found is not None and not found.unavailable))
+    recorder = trust.player.recorder
+    if recorder is not None and not config.record_mode.can_record:
+        recorder.expect(Counter((found.benchmark, found.scenario) for found in map(_trust_item, session.items)
+                                if found is not None and not found.unavailable))
     if (config.concurrency > 1 and config.record_mode.can_record and trust.worker is None and session.items
             and not session.config.option.collectonly):
-        playable = [(item, _trust_item(item)) for item in session.items if not item.get_closest_marker("skip")]
-        entries = [(item.nodeid, trust_item, _record_hint(item, trust))
-                   for item, trust_item in playable if trust_item is not None and not trust_item.unavailable]
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        write = reporter.write_line if reporter is not None else print
-        write(f"pytest-trust: recording {len(entries)} items, {config.concurrency} at a time")
-        try:
-            trust.played_ahead = play_ahead(trust, entries, config.concurrency, write)
-        except Interrupted as stop:  # the items finished before Ctrl-C are reported, then the run ends as interrupted
-            trust.played_ahead = stop.played
-            finished = [item for item in session.items if item.nodeid in stop.played]
-            for item, next_item in zip(finished, [*finished[1:], None]):
-                item.config.hook.pytest_runtest_protocol(item=item, nextitem=next_item)
-            raise
-    threshold = gc.get_threshold()
-    if threshold[0]:  # 0: the user turned automatic collection off, and it stays off
-        gc.set_threshold(max(threshold[0], RUN_GC_THRESHOLD), *threshold[1:])
+        _play_ahead(session, trust)
+    return (yield)
+
+
+def _play_ahead(session: pytest.Session, trust: TrustSession) -> None:
+    """--trust-concurrency: the run's items played in threads, before pytest runs them; Ctrl-C reports those
+    finished, then ends the run as interrupted."""
+    concurrency, player = trust.config.concurrency, trust.player
+    playable = [(item, _trust_item(item)) for item in session.items if not item.get_closest_marker("skip")]
+    entries = [(item.nodeid, trust_item, trust.hints.record_hint(item))
+               for item, trust_item in playable if trust_item is not None and not trust_item.unavailable]
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    write = reporter.write_line if reporter is not None else print
+    write(f"pytest-trust: recording {len(entries)} items, {concurrency} at a time")
     try:
-        return (yield)
-    finally:
-        gc.set_threshold(*threshold)
+        player.played_ahead = play_ahead(player, entries, concurrency, write)
+    except Interrupted as stop:  # the items finished before Ctrl-C are reported, then the run ends as interrupted
+        player.played_ahead = stop.played
+        finished = [item for item in session.items if item.nodeid in stop.played]
+        for item, next_item in zip(finished, [*finished[1:], None]):
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=next_item)
+        raise
 
 
 def _trust_item(item: pytest.Item) -> Item | None:
@@ -359,52 +324,36 @@ def _trust_item(item: pytest.Item) -> Item | None:
     return candidate if isinstance(candidate, Item) else None
 
 
-def _record_hint(node: pytest.Item, trust: TrustSession) -> str:
-    """The command that records just this item, runnable as printed: its node id, or under ``--pyargs`` (a node
-    id relative to the installed package, no path the user can give) the run's selection and ``-k`` its id."""
-    cassettes = f" --trust-cassettes {shlex.quote(str(trust.config.cassettes))}" if trust.config.cassettes_given else ""
-    cassettes += trust.system_prompt_flag()
-    callspec = getattr(node, "callspec", None)
-    marks = node.config.getoption("markexpr", "")
-    where = (f"{_selection(node.config)}{' -m ' + shlex.quote(marks) if marks else ''} -k {shlex.quote(callspec.id)}"
-             if node.config.option.pyargs and callspec else shlex.quote(node.nodeid))
-    return (f"pytest {where} --model {shlex.quote(trust.config.model or '')}{cassettes} "
-            "--record-mode=new_episodes --trust-base-url URL")
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     trust = _session(session.config)
-    trust.close()
-    merged = trust.services.finish(merge=trust.worker is None)
+    player, ledger = trust.player, trust.ledger
+    player.close()
+    merged = player.services.finish(merge=trust.worker is None)
     if trust.worker is not None:
-        gc.freeze()  # as below
         return
-    trust.add_merge(merged)
-    if trust.recorder is not None and trust.config.record_mode.can_record:
-        trust.add_merge(trust.recorder.merge())  # this run's journals, its workers' included
+    ledger.add_merge(merged)
+    if player.recorder is not None and trust.config.record_mode.can_record:
+        ledger.add_merge(player.recorder.merge())  # this run's journals, its workers' included
     submitted = True
-    if trust.batch is not None:
+    if player.batch is not None:
         import openai
 
         try:
-            trust.submit_batch()
+            player.submit_batch()
         except (openai.APIError, TrustError) as err:
-            trust.batch_lines.append("--trust-batch: no batch submitted, the endpoint's Files/Batches API failed "
-                                     f"({trust.redacted(str(err))}); the next run queues the requests again")
+            player.batch_lines.append("--trust-batch: no batch submitted, the endpoint's Files/Batches API failed "
+                                      f"({player.redacted(str(err))}); the next run queues the requests again")
             submitted = False
-    report = trust.conclude()
+    report = ledger.conclude()
     try:
-        trust.update_baseline()
-        trust.write_reports()
+        ledger.update_baseline()
+        ledger.write_reports()
     except OSError as err:  # a full disk, a read-only folder: the summary still prints, the run fails
-        trust.unwritten.append(f"{err.filename or 'a report'} cannot be written ({err.strerror or err}): free space "
-                               "on that disk or make its folder writable, then run again")
+        ledger.unwritten.append(f"{err.filename or 'a report'} cannot be written ({err.strerror or err}): free space "
+                                "on that disk or make its folder writable, then run again")
     gate_cases(session.config, report, str(trust.config.thresholds or "thresholds"))
     session.exitstatus = trust.exit_status(int(session.exitstatus), submitted)
-    # pytest's unraisable-exception cleanup then runs five full collections, each walking the run's few hundred
-    # thousand live objects (items, recordings, results: 0.15 s each on the main job); frozen, they are skipped
-    gc.freeze()
 
 
 @pytest.hookimpl(wrapper=True)
@@ -434,13 +383,13 @@ class _ReportListener:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if session.items:  # under -n the controller collects nothing: its workers say how many
-            self._start_progress(session.config, len(session.items), self.trust)
+            self._start_progress(session.config, len(session.items), self.trust.player)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         self._start_progress(node.config, len(ids), None)
 
-    def _start_progress(self, config: pytest.Config, total: int, local: TrustSession | None) -> None:
+    def _start_progress(self, config: pytest.Config, total: int, local: Player | None) -> None:
         cfg = self.trust.config
         if (self.progress is not None or self.trust.worker is not None or not cfg.record_mode.can_record
                 or cfg.concurrency > 1 or config.option.collectonly):
@@ -454,7 +403,7 @@ class _ReportListener:
                                  tokens=(lambda: getattr(transport(), "live_tokens", 0)) if local else None)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        record = self.trust.record(report.nodeid)
+        record = self.trust.ledger.record(report.nodeid)
         record.report(report.when, report.outcome)
         if report.when == "teardown" and self.progress is not None:
             self.progress.tick()
@@ -463,12 +412,14 @@ class _ReportListener:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
-        self.trust.record(crashitem).lost = True  # its worker died while running it: no result, no report of ours
+        # its worker died while running it: no result, no report of ours
+        self.trust.ledger.record(crashitem).lost = True
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        if self.trust.recorder is not None:  # workers journal under the controller's session id
-            node.workerinput["trust_session_id"] = self.trust.recorder.session_id
+        recorder = self.trust.player.recorder
+        if recorder is not None:  # workers journal under the controller's session id
+            node.workerinput["trust_session_id"] = recorder.session_id
         if self.trust.config.system_prompt is not None:  # and send the controller's prompt, not their own
             node.workerinput[system_prompt.WORKER_KEY] = self.trust.config.system_prompt.to_worker()
 
@@ -485,12 +436,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     # outermost wrapper: benchmark items' failures are taken out of pytest's FAILURES section and short test
     # summary first (the summary's account replaces them), then printed right above the final line
     trust = _session(config)
-    folded = terminal.fold_item_failures(terminalreporter, trust.records) if trust.worker is None else None
+    folded = terminal.fold_item_failures(terminalreporter, trust.ledger.records) if trust.worker is None else None
     try:
         yield
     finally:
         terminal.unfold(terminalreporter, folded)
-    if trust.report is not None and trust.ran_items:
-        terminal.write_summary(terminalreporter, trust.report, trust.notes())
+    if trust.ledger.report is not None and trust.ran_items:
+        terminal.write_summary(terminalreporter, trust.ledger.report, trust.hints.notes())
     for line in trust.selection.marker_lines:
         terminalreporter.write_line(line, yellow=True)

@@ -30,7 +30,7 @@ from pytest_trust.data import DataStore
 from pytest_trust.errors import Unavailable
 from pytest_trust.items import Result, Verdict
 from pytest_trust.results.stats import bootstrap_mean_of_rates
-from pytest_trust.run.session import seeded_subset
+from pytest_trust.run.source import seeded_subset
 
 NLI3 = "Please identify whether the premise entails the hypothesis. The answer should be exact 'yes', 'maybe' or 'no'."
 SA = ("For each snippet of text, label the sentiment of the text as positive or negative. "

@@ -8,7 +8,7 @@ import pytest
 from canned_server import CannedServer
 from conftest import HODOR_SUITE, hodor_ids, mirror, suite_module
 
-from pytest_trust.plugin import RUN_GC_THRESHOLD
+from pytest_trust.run.gc_policy import RUN_GC_THRESHOLD
 
 RULES_SUITE = suite_module("rules", "rules")
 CASSETTE = ("cassettes", "canned", "rules_v1", "systematic.Hodor.json")  # HODOR_SUITE's one scenario

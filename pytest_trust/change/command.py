@@ -22,7 +22,7 @@ from ..benchmarks import gate_keys
 from ..cli import scaffold
 from ..errors import UsageProblem
 from ..results.gates import load_thresholds
-from ..run.session import NO_RECORDINGS
+from ..run.hints import NO_RECORDINGS
 from . import git, project, summary
 from .verdict import DEFAULT_ALPHA, verdicts
 

@@ -1,5 +1,5 @@
 """The report of a run, typed: what the terminal summary, the JSON file, the HTML page, the Markdown summary and
-the JUnit gate cases all render. Made once at the end of a live run (``TrustSession.conclude``) or of a merge
+the JUnit gate cases all render. Made once at the end of a live run (``Ledger.conclude``) or of a merge
 (``pytest-trust report merge``), or read back from a saved JSON report (``RunReport.read``), so every renderer
 sees the same numbers whichever way the report came.
 """

@@ -58,7 +58,7 @@ class Progress:
                 f"{rate:.1f} items/s, {elapsed:.0f} s elapsed, about {left:.0f} s left")
 
 
-def play_ahead(trust, items: Sequence[tuple[str, Item, str]], workers: int,
+def play_ahead(player, items: Sequence[tuple[str, Item, str]], workers: int,
                write: Callable[[str], None]) -> dict[str, Played]:
     """Play ``(nodeid, item, record hint)`` in ``workers`` threads; return what each play gave.
 
@@ -68,8 +68,8 @@ def play_ahead(trust, items: Sequence[tuple[str, Item, str]], workers: int,
     abandoned, and the next run records them. The threads are daemons, so an answer still awaited (up
     to --trust-timeout, and its retries) does not hold the exit, as a ThreadPoolExecutor's would.
     """
-    model = trust.connect()  # one client, shared by the threads (httpx2's pool is thread-safe)
-    recorder = trust.recorder
+    model = player.connect()  # one client, shared by the threads (httpx2's pool is thread-safe)
+    recorder = player.recorder
     played: dict[str, Played] = {}
     down = threading.Event()
     progress = Progress(len(items), write, lambda: model.transport.live_calls, lambda: model.transport.live_tokens)
@@ -88,7 +88,7 @@ def play_ahead(trust, items: Sequence[tuple[str, Item, str]], workers: int,
                 if down.is_set():
                     played[nodeid] = Played(error=NOT_PLAYED)
                 else:
-                    played[nodeid] = outcome = play(trust, item, hint)
+                    played[nodeid] = outcome = play(player, item, hint)
                     if outcome.stops_run:
                         down.set()
                 if not recorder.stopped:

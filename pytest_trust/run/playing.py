@@ -56,23 +56,23 @@ class Played(NamedTuple):
         return RESULT_PROPERTY, payload
 
 
-def play(trust, item: Item, hint: str | Callable[[], str]) -> Played:
-    """Play ``item`` on this thread. ``trust`` is the TrustSession (its recorder, model and services); ``hint`` says
+def play(player, item: Item, hint: str | Callable[[], str]) -> Played:
+    """Play ``item`` on this thread with the session's ``Player`` (its recorder, model and services); ``hint`` says
     how to record the item (or makes that text), for the message of a miss."""
-    recorder = trust.recorder
+    recorder = player.recorder
     model = None
     try:
         recorder.begin(item.benchmark, item.scenario, item.id, hint=hint)
-        model = trust.connect()
+        model = player.connect()
         benchmark = BENCHMARKS[item.benchmark]
-        played = Played(result=benchmark.run(item, model, **trust.services.given(benchmark)))
+        played = Played(result=benchmark.run(item, model, **player.services.given(benchmark)))
     except KeyboardInterrupt:  # Ctrl-C in this item: half its conversation must not be kept (Recorder.stop)
         recorder.stop()
         raise
     except (NotRecorded, Unavailable, Pending) as err:
         played = Played(skipped=str(err))
     except TrustError as err:
-        played = Played(error=_error(err, trust), stops_run=isinstance(err, EndpointDown))
+        played = Played(error=_error(err, player), stops_run=isinstance(err, EndpointDown))
     except Exception as err:  # noqa: BLE001 - a bug of ours: the item re-raises it with its traceback
         played = Played(crash=err)
     finally:  # the tape is closed whatever came of it (after Ctrl-C the sealed journal takes nothing)
@@ -82,7 +82,7 @@ def play(trust, item: Item, hint: str | Callable[[], str]) -> Played:
         if played.result is not None and irregular:
             played = played._replace(irregular=irregular)
     if not_saved is not None:  # its answers are lost with the journal line: the item has no result
-        return Played(error=_error(not_saved, trust), stops_run=True)
+        return Played(error=_error(not_saved, player), stops_run=True)
     return played
 
 
@@ -94,7 +94,7 @@ def _end(recorder) -> NotSaved | None:
     return None
 
 
-def _error(err: TrustError, trust) -> tuple[str, str]:
+def _error(err: TrustError, player) -> tuple[str, str]:
     """The error's kind and message; the message goes to the terminal and every report: redacted, whatever raised
     it."""
-    return ERROR_KINDS.get(type(err), "error"), trust.redacted(str(err))
+    return ERROR_KINDS.get(type(err), "error"), player.redacted(str(err))
