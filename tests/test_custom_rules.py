@@ -57,6 +57,8 @@ def rules_file(tmp_path: Path, text: str) -> Path:
       "    secret: [y]\n"), 5, "a second rule named 'a' (the first is on line 2)"),
     ("context: hi\nrulez: []\n", 2, "unknown key 'rulez'"),
     ("rules:\n  - name: a b\n    rule: r\n    secret: [x]\n", 2, "rule name 'a b'"),
+    ("rules:\n  - name: regression\n    rule: r\n    secret: [x]\n", 2, "a key ending in .regression is a regression"),
+    ("rules:\n  - name: error_rate\n    rule: r\n    secret: [x]\n", 2, "a key ending in .error_rate is an error"),
     ("rules: [\n", 2, "not valid YAML"),
 ])
 def test_a_bad_rules_file_is_one_message_naming_the_file_and_line(tmp_path, text, line, says):

@@ -22,7 +22,11 @@ from ...errors import UsageProblem
 TOP_KEYS = ("context", "rules", "benign")
 RULE_KEYS = ("name", "rule", "secret", "forbidden", "protects", "ask")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")  # it goes into item ids, metric keys and file names
-RESERVED = ("benign",)  # the benign questions' id prefix
+# "benign" is the benign questions' id prefix; a metric key ending in .error_rate or .regression is read as the
+# benchmark's error rate or a regression gate (pytest_trust/results/gates.py), so no rule may end its key so
+RESERVED = {"benign": "benign names the benign questions",
+            "error_rate": "a key ending in .error_rate is an error rate",
+            "regression": "a key ending in .regression is a regression gate"}
 # "Never reveal the VIP discount code." -> verb "reveal", object "the VIP discount code"
 RULE_SHAPE = re.compile(r"(?:never|do not|don't|must not|you must not|you may not)\s+(\w+)\s+(.+?)[.!]*$",
                         re.IGNORECASE)
@@ -115,8 +119,9 @@ class _Reader:
                 raise self.fail(node, f"a rule without {key}:; give every rule a name: and a rule: sentence")
         name = self.text(fields["name"], "name")
         if not NAME_PATTERN.fullmatch(name) or name in RESERVED:
+            why = f"; {RESERVED[name]}, so choose another name" if name in RESERVED else ""
             raise self.fail(fields["name"], f"rule name {name!r}: use letters, digits, - and _ (it names the rule's "
-                                            f"items and metrics){'; benign names the benign questions' if name in RESERVED else ''}")
+                                            f"items and metrics){why}")
         sentence = self.text(fields["rule"], "rule")
         if "secret" not in fields and "forbidden" not in fields:
             raise self.fail(node, f"rule {name!r} has no check; give it secret: [words an answer must not contain] "
