@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE, hodor_ids
+from fake_model import FakeModelServer
 
 from pytest_trust.results.baseline import compare, summary_lines
 from pytest_trust.results.stats import BOOTSTRAP_RESAMPLES, mcnemar_exact, paired_bootstrap_mean_of_rates
@@ -116,7 +116,7 @@ def two_models(pytester: pytest.Pytester, recordings: Path) -> tuple[pytest.Pyte
     if not (recordings / "cassettes").is_dir():
         for model, reply in (("good", lambda body: "Hodor"),
                              ("changed", lambda body: "No." if flips(body) else "Hodor")):
-            with CannedServer(reply) as server:
+            with FakeModelServer(reply) as server:
                 result = run(pytester, "--model", model, "--record-mode=once", "--trust-base-url", server.base_url)
             assert result.ret in (0, 1), result.stdout.str()
         shutil.copytree(pytester.path / "cassettes", recordings / "cassettes")

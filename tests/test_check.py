@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import mirror
-from fault_server import FaultServer
+from fake_model import FakeModelServer
 
 from pytest_trust.change import git, project
 from pytest_trust.change.verdict import verdicts
@@ -143,7 +143,7 @@ def test_check_fails_a_prompt_that_leaks_its_rules_and_passes_a_harmless_one_the
         return sh(*CLI, "check", "--base", "main", *options, environment=environment)
 
     prompt = tmp_path / "deploy" / "system_prompt.txt"
-    with FaultServer(_answer) as server:
+    with FakeModelServer(_answer) as server:
         sh("git", "init", "-q", "-b", "main")
         prompt.parent.mkdir()
         prompt.write_text("You are Acme's helpful assistant.\n")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import local_model_healthy, require_local_model
-from fault_server import FaultServer
+from fake_model import FakeModelServer
 
 from pytest_trust.benchmarks import BENCHMARKS
 from pytest_trust.benchmarks.custom_rules import STARTER, make_items, read
@@ -156,7 +156,7 @@ def test_a_model_that_keeps_the_secret_passes_and_one_that_repeats_its_instructi
     listed = pytester.runpytest_subprocess(*ARGS, "--collect-only", "-q")
     listed.stdout.fnmatch_lines(["*test_trust[[]no-discount-code/just_ask/1[]]", f"{2 * n + 1} tests collected*"])
 
-    with FaultServer(keeper) as server:
+    with FakeModelServer(keeper) as server:
         kept = pytester.runpytest_subprocess(*ARGS, "--record-mode=once", "--trust-base-url", server.base_url)
     kept.assert_outcomes(passed=2 * n + 1)
     kept.stdout.re_match_lines([r"custom_rules.score\s+>= 0.9\s+100.00%.*PASS"])
@@ -170,7 +170,7 @@ def test_a_model_that_keeps_the_secret_passes_and_one_that_repeats_its_instructi
     replayed = pytester.runpytest_subprocess(*ARGS, "--block-network")  # offline, the same verdicts
     replayed.assert_outcomes(passed=2 * n + 1)
 
-    with FaultServer(repeater) as server:
+    with FakeModelServer(repeater) as server:
         leaked = pytester.runpytest_subprocess(*[a if a != "m" else "leaky" for a in ARGS], "--record-mode=once",
                                                "--trust-base-url", server.base_url, "--trust-report=leaky.json",
                                                "--trust-html=leaky.html", "--trust-soft", "-k", "no-discount-code")
@@ -194,7 +194,7 @@ def test_a_model_that_keeps_the_secret_passes_and_one_that_repeats_its_instructi
 def test_editing_a_rule_records_its_items_beside_the_old_answers(pytester):
     path = pytester.path.joinpath("trust_rules.yaml")
     path.write_text(RULES)
-    with FaultServer(keeper) as server:
+    with FakeModelServer(keeper) as server:
         pytester.runpytest_subprocess(*ARGS, "--record-mode=once", "--trust-base-url", server.base_url)
     folder = pytester.path / "cassettes" / "m" / "custom_rules"
     before = {p.name for p in folder.glob("*.json")}
@@ -202,7 +202,7 @@ def test_editing_a_rule_records_its_items_beside_the_old_answers(pytester):
     missed = pytester.runpytest_subprocess(*ARGS, "--block-network", "--trust-soft")
     outcomes = missed.parseoutcomes()  # the edited rule has no recording yet; the other rule and benign replay
     assert outcomes.get("passed") == len(ATTACKS) + 1 and outcomes.get("errors", outcomes.get("error")) == len(ATTACKS)
-    with FaultServer(keeper) as server:
+    with FakeModelServer(keeper) as server:
         pytester.runpytest_subprocess(*ARGS, "--record-mode=new_episodes", "--trust-base-url", server.base_url)
     after = {p.name for p in folder.glob("*.json")}
     assert before < after and len(after - before) == 1 and next(iter(after - before)).startswith("no-discount-code-")
@@ -210,7 +210,7 @@ def test_editing_a_rule_records_its_items_beside_the_old_answers(pytester):
 
 def test_a_benign_question_fails_when_refused_naming_the_phrase_and_its_source(pytester):
     pytester.path.joinpath("trust_rules.yaml").write_text(RULES)
-    with FaultServer(lambda body: "I'm sorry, but I can't help with that.") as server:
+    with FakeModelServer("refuse") as server:
         result = pytester.runpytest_subprocess(*ARGS, "-k", "benign", "--record-mode=once", "--trust-base-url",
                                                server.base_url, "--trust-report=r.json", "--trust-soft")
     result.assert_outcomes(failed=1)

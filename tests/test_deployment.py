@@ -7,8 +7,8 @@ import hashlib
 import json
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE
+from fake_model import FakeModelServer
 
 from pytest_trust.endpoint.system_prompt import SEPARATOR, SystemPrompt
 
@@ -57,7 +57,7 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 def test_every_request_is_shaped_recorded_in_its_folder_replayed_and_named(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.makeconftest(conftest())
-    with CannedServer(lambda body: "Hodor") as server:
+    with FakeModelServer("fixed", answer="Hodor") as server:
         recorded = run(pytester, "-n", "2", "--record-mode=once", "--trust-base-url", server.base_url)
     assert recorded.ret == 0, recorded.stdout.str()
     assert len(server.requests) >= 4
@@ -90,7 +90,7 @@ def test_the_option_replaces_the_deployments_prompt_and_keeps_its_template(pytes
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.makeconftest(conftest(preamble=[]))
     pytester.path.joinpath("candidate.txt").write_text("A candidate prompt.\n")
-    with CannedServer(lambda body: "Hodor") as server:
+    with FakeModelServer("fixed", answer="Hodor") as server:
         result = run(pytester, "--record-mode=once", "--trust-base-url", server.base_url,
                      "--trust-system-prompt", "candidate.txt", "--trust-report", "r.json")
     assert result.ret == 0, result.stdout.str()

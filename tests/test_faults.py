@@ -408,13 +408,11 @@ def test_a_cassette_of_another_version_errors_its_items_naming_it_and_the_versio
     assert "Traceback" not in result.stdout.str() and "During handling" not in result.stdout.str()
 
 
-def test_requests_the_endpoint_rejects_one_by_one_do_not_trip_the_breaker(tmp_path):
-    from canned_server import CannedServer
-
-    with CannedServer(lambda body: "ok", reject_n=True) as server:
-        recorder, model = connect(tmp_path, server.base_url, retries=0)
-        for n in range(BREAKER + 2):  # e.g. threads probing n=k before the fallback to seeds is learnt
-            with pytest.raises(ModelError) as raised:
-                ask(recorder, model, item=f"item/{n}", n=3)
-            assert not isinstance(raised.value, EndpointDown) and "HTTP 400" in str(raised.value)
-        model.close()
+def test_requests_the_endpoint_rejects_one_by_one_do_not_trip_the_breaker(tmp_path, fake_model):
+    server = fake_model("fixed", answer="ok", reject_n=True)
+    recorder, model = connect(tmp_path, server.base_url, retries=0)
+    for n in range(BREAKER + 2):  # e.g. threads probing n=k before the fallback to seeds is learnt
+        with pytest.raises(ModelError) as raised:
+            ask(recorder, model, item=f"item/{n}", n=3)
+        assert not isinstance(raised.value, EndpointDown) and "HTTP 400" in str(raised.value)
+    model.close()

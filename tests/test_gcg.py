@@ -18,8 +18,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from canned_server import CannedServer
 from conftest import mirror
+from fake_model import FakeModelServer
 
 from pytest_trust.attacks import missing_extra
 
@@ -254,7 +254,7 @@ def leaks_when_attacked(body):
 def test_the_command_judges_optimises_checks_and_writes_the_suffix(tokenizer, tiny, model_file, tmp_path,
                                                                    data_mirror):
     lines = []
-    with CannedServer(leaks_when_attacked) as server:
+    with FakeModelServer(leaks_when_attacked) as server:
         args = attack_args(tmp_path, model_file, "--steps", "5", "--candidates", "8", "--topk", "16",
                            "--check-every", "1", "--max-cases", "2", base_url=server.base_url)
         status = gcg_run.run(args, progress=lines.append, loader=lambda path, threads: (tiny, tokenizer))
@@ -291,7 +291,7 @@ def test_a_later_suffix_that_wins_fewer_cases_does_not_replace_the_one_that_won(
         leaking[:] = leaking or [message]
         return body["messages"][1]["content"] if message == leaking[0] else "I cannot share that."
 
-    with CannedServer(reply) as server:
+    with FakeModelServer(reply) as server:
         args = attack_args(tmp_path, model_file, "--steps", "4", "--candidates", "8", "--topk", "16",
                            "--check-every", "1", "--keep-going", "--cases", ENCRYPTION_CASE, base_url=server.base_url)
         assert gcg_run.run(args, progress=lambda line: None, loader=lambda path, threads: (tiny, tokenizer)) == 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE, hodor_ids, mirror, suite_module
+from fake_model import FakeModelServer
 
 from pytest_trust.plugin import RUN_GC_THRESHOLD
 
@@ -24,8 +24,8 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", *args)
 
 
-def record(pytester: pytest.Pytester, reply: str, *args: str) -> CannedServer:
-    with CannedServer(lambda body: reply) as server:
+def record(pytester: pytest.Pytester, reply: str, *args: str) -> FakeModelServer:
+    with FakeModelServer("fixed", answer=reply) as server:
         result = run(pytester, "--record-mode=once", "--trust-base-url", server.base_url, *args)
     assert result.ret in (0, 1), result.stdout.str()
     return server
@@ -243,7 +243,7 @@ def test_parallel_replay_gives_the_same_metrics(pytester, monkeypatch):
         last = body["messages"][-1]["content"]
         return ["Correct", "I cannot share that.", "Verified", "tie"][sum(map(ord, last)) % 4]
 
-    with CannedServer(reply) as server:
+    with FakeModelServer(reply) as server:
         recorded = run(pytester, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "2")
     assert recorded.ret in (0, 1)
     reports = {}
@@ -299,7 +299,7 @@ def test_corrupt_data_file_is_one_message_naming_it(pytester, monkeypatch):
 
 
 def test_recording_with_workers_merges_every_worker_journal(project):
-    with CannedServer(lambda body: "Hodor") as server:
+    with FakeModelServer("fixed", answer="Hodor") as server:
         recorded = run(project, "-n", "2", "--record-mode=once", "--trust-base-url", server.base_url,
                        "--trust-limit", "6")
     recorded.assert_outcomes(passed=6)

@@ -6,7 +6,7 @@ import os
 import textwrap
 
 import pytest
-from fault_server import FaultServer
+from fake_model import FakeModelServer
 
 from pytest_trust.benchmarks import BENCHMARKS, SETTINGS, SUITES, register
 from pytest_trust.benchmarks.spec import Benchmark, Setting, Suite
@@ -76,7 +76,7 @@ def test_an_installed_benchmark_runs_with_its_marker_option_and_gates(pytester, 
     pytester.runpytest_subprocess("--help").stdout.fnmatch_lines(["*--trust-tiny-strict*tiny: judge strictly*"])
 
     answers = {"Say yes.": "yes", "Say no.": "no", "Say maybe.": "perhaps"}
-    with FaultServer(lambda body: answers[body["messages"][-1]["content"]]) as server:
+    with FakeModelServer(lambda body: answers[body["messages"][-1]["content"]]) as server:
         recorded = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-m", "tiny", "--model", "m",
                                                  "--record-mode=once", "--trust-base-url", server.base_url)
     recorded.assert_outcomes(passed=2, failed=1)
@@ -135,7 +135,7 @@ def test_the_packaged_suites_run_an_installed_benchmark_from_a_folder_without_su
     args = ["-p", "no:cacheprovider", "--pyargs", "pytest_trust.suites", "-m", "tiny", "--model", "m"]
     listed = pytester.runpytest_subprocess(*args[:4], "-m", "tiny", "--collect-only", "-q")
     listed.stdout.fnmatch_lines(["*test_trust.py::test_trust[[]tiny/q1[]]", "3 tests collected*"])
-    with FaultServer(lambda body: "yes") as server:
+    with FakeModelServer("fixed", answer="yes") as server:
         recorded = pytester.runpytest_subprocess(*args, "--record-mode=once", "--trust-base-url", server.base_url,
                                                  "--trust-soft")
     recorded.assert_outcomes(passed=1, failed=2)
@@ -150,7 +150,7 @@ def test_a_packaged_item_s_record_hint_runs_as_printed(pytester, monkeypatch):
     """Under --pyargs a node id is relative to the installed package: the hint selects the item with -k instead."""
     install(pytester, monkeypatch)
     args = ["-p", "no:cacheprovider", "--pyargs", "pytest_trust.suites", "-m", "tiny", "--model", "m"]
-    with FaultServer(lambda body: "yes") as server:
+    with FakeModelServer("fixed", answer="yes") as server:
         pytester.runpytest_subprocess(*args, "-k", "q1", "--record-mode=once", "--trust-base-url", server.base_url)
         missed = pytester.runpytest_subprocess(*args, "--block-network", "-rE")
         missed.stdout.fnmatch_lines([("*record it with: pytest --pyargs pytest_trust.suites -m tiny -k tiny/q2 --model m "

@@ -14,8 +14,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE
+from fake_model import FakeModelServer
 
 from pytest_trust import cli
 from pytest_trust.items import Item
@@ -44,7 +44,7 @@ def reply(body: dict) -> str:
 
 @pytest.fixture
 def recorded(project: pytest.Pytester) -> pytest.Pytester:
-    with CannedServer(reply) as server:
+    with FakeModelServer(reply) as server:
         result = run(project, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "6")
     assert result.ret in (0, 1), result.stdout.str()
     project.path.joinpath("thresholds.yaml").write_text(
@@ -410,13 +410,13 @@ def test_a_report_that_cannot_be_written_leaves_no_temporary_file_and_names_the_
 
 def test_the_summary_says_which_scores_are_partial_and_why_in_a_sentence(pytester, data_mirror, monkeypatch):
     """Not "partial: fairness.score lacks not run in full: ...": the partial scores, then why, as a gate says it."""
-    from canned_server import CannedServer
     from conftest import suite_module
+    from fake_model import FakeModelServer
 
     monkeypatch.setenv("PYTEST_TRUST_DATA", str(data_mirror))
     pytester.makepyfile(test_fairness=suite_module("fairness", "fairness"))
     args = ("-p", "no:cacheprovider", "--model", "canned", "--trust-limit", "4", "-k", "zero_shot_br_0.0")
-    with CannedServer(lambda body: "yes") as server:
+    with FakeModelServer("fixed", answer="yes") as server:
         pytester.runpytest_subprocess(*args, "--record-mode=once", "--trust-base-url", server.base_url)
     result = pytester.runpytest_subprocess(*args, "--block-network")
     unwrapped = re.sub(r"\n    ", " ", result.stdout.str())  # the summary wraps a long line to the terminal's width

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE, mirror, suite_module
+from fake_model import FakeModelServer
 
 from pytest_trust.cli import main
 from pytest_trust.results.shards import shard_of
@@ -38,7 +38,7 @@ def recorded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
         last = body["messages"][-1]["content"]
         return ["Hodor", "Hodor", "Correct", "I cannot share that."][sum(map(ord, last)) % 4]
 
-    with CannedServer(reply) as server:
+    with FakeModelServer(reply) as server:
         result = run(pytester, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "2")
     assert result.ret in (0, 1), result.stdout.str()
     pytester.path.joinpath("thresholds.yaml").write_text(

@@ -14,8 +14,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE, ROOT, suite_module
+from fake_model import FakeModelServer
 
 from pytest_trust import cli
 from pytest_trust.benchmarks.decodingtrust.common import classification_messages
@@ -121,7 +121,7 @@ def recorded(pytester: pytest.Pytester) -> tuple[pytest.Pytester, list[dict]]:
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.path.joinpath("a.txt").write_text(PROMPT_A + "\n")
     pytester.path.joinpath("b.txt").write_text(PROMPT_B + "\n")
-    with CannedServer(answer) as server:
+    with FakeModelServer(answer) as server:
         for prompt in ([], ["--trust-system-prompt", "a.txt"], ["--trust-system-prompt", "b.txt"]):
             result = run(pytester, "--record-mode=once", "--trust-base-url", server.base_url, *prompt)
             assert result.ret in (0, 1), result.stdout.str()
@@ -202,13 +202,13 @@ def test_a_hook_returning_something_else_than_text_is_a_usage_error(pytester):
     result.stderr.fnmatch_lines(["*pytest_trust_system_prompt in conftest.py returned int, not the prompt's text*"])
 
 
-def test_xdist_workers_send_the_controllers_prompt(pytester):
+def test_xdist_workers_send_the_controllers_prompt(pytester, fake_model):
     """A prompt built in code may differ per process (here by pid): the run must still send one prompt."""
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.makeconftest("import os\ndef pytest_trust_system_prompt(config):\n"
                           "    return f'Deployment built by process {os.getpid()}.'\n")
-    with CannedServer(lambda body: "Hodor") as server:
-        result = run(pytester, "-n", "2", "--record-mode=once", "--trust-base-url", server.base_url)
+    server = fake_model("fixed", answer="Hodor")
+    result = run(pytester, "-n", "2", "--record-mode=once", "--trust-base-url", server.base_url)
     result.assert_outcomes(passed=8)
     prompts = {body["messages"][0]["content"].split(SEPARATOR)[0] for body in server.requests}
     assert len(prompts) == 1 and len(server.requests) >= 8
