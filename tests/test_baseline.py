@@ -129,6 +129,7 @@ def two_models(pytester: pytest.Pytester, recordings: Path) -> tuple[pytest.Pyte
     return pytester, expected
 
 
+@pytest.mark.slow
 def test_a_run_against_itself_has_no_regressions_and_passes_the_gate(two_models):
     project, _ = two_models
     assert run(project, "--model", "good", "--block-network", "--trust-report", "base.json").ret == 0
@@ -144,6 +145,7 @@ def test_a_run_against_itself_has_no_regressions_and_passes_the_gate(two_models)
     assert section["tests"]["rules_v1"]["p"] == 1.0
 
 
+@pytest.mark.slow
 def test_a_changed_model_names_exactly_the_flipped_items_and_fails_the_regression_gate(two_models):
     project, expected = two_models
     assert run(project, "--model", "good", "--block-network", "--trust-report", "base.json").ret == 0
@@ -170,6 +172,7 @@ def test_a_changed_model_names_exactly_the_flipped_items_and_fails_the_regressio
     assert json.loads((project.path / "back.json").read_text())["baseline"]["newly_passing"] == sorted(expected)
 
 
+@pytest.mark.slow
 def test_baseline_update_writes_this_run_as_the_next_baseline_unless_a_gate_fails(two_models):
     project, _expected = two_models
     path = project.path / "ci" / "baseline.json"
@@ -190,6 +193,7 @@ def test_baseline_update_writes_this_run_as_the_next_baseline_unless_a_gate_fail
     (["--trust-baseline", "test_suite.py"], "*--trust-baseline */test_suite.py: not a JSON report*"),
     (["--trust-baseline-update"], "*--trust-baseline-update writes to the --trust-baseline path*"),
 ])
+@pytest.mark.slow
 def test_a_bad_baseline_is_a_usage_error(pytester, args, message):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     result = run(pytester, "--model", "good", "--block-network", *args)
@@ -197,6 +201,7 @@ def test_a_bad_baseline_is_a_usage_error(pytester, args, message):
     result.stderr.fnmatch_lines([message])
 
 
+@pytest.mark.slow
 def test_a_bad_regression_gate_names_the_file_and_the_syntax(pytester):
     project = pytester
     project.makepyfile(test_suite=HODOR_SUITE)

@@ -54,6 +54,7 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", "--trust-limit", "4", *args)
 
 
+@pytest.mark.slow
 def test_every_request_is_shaped_recorded_in_its_folder_replayed_and_named(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.makeconftest(conftest())
@@ -86,6 +87,7 @@ def test_every_request_is_shaped_recorded_in_its_folder_replayed_and_named(pytes
                                   "template, preamble of 1 message(s); sha256 *) for rules_v1 in *canned+deploy-*")])
 
 
+@pytest.mark.slow
 def test_the_option_replaces_the_deployments_prompt_and_keeps_its_template(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.makeconftest(conftest(preamble=[]))
@@ -107,6 +109,7 @@ def test_the_option_replaces_the_deployments_prompt_and_keeps_its_template(pytes
     ("{'preamble': [{'role': 'bot', 'content': 'hi'}]}", "preamble must be a list of messages"),
     ("{'system_prompt': ''}", "returned a deployment that changes nothing; return None"),
 ])
+@pytest.mark.slow
 def test_a_bad_deployment_is_one_usage_error_naming_the_conftest(pytester, returned, expected):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.makeconftest(f"def pytest_trust_deployment(config):\n    return {returned}\n")

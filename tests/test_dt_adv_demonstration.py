@@ -248,6 +248,7 @@ def items(data_mirror: Path) -> list:
     return mirror_items(data_mirror)
 
 
+@pytest.mark.slow
 def test_load_items_from_the_mirror(items):
     counts = Counter(i.scenario for i in items)
     assert len(items) == 75618
@@ -408,6 +409,7 @@ def test_metric_keys_are_unique_and_named():
 
 # --- recordings ----------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_recordings_of_gpt4_pair_answers_with_items_and_give_decodingtrusts_numbers(store):
     """The numbers are those DecodingTrust's aggregate_score.py gives on its gpt-4-0314 recordings."""
     entries = list(adv.recordings(store, SimpleNamespace(full="gpt-4-0314", short="gpt4")))

@@ -199,6 +199,7 @@ def full_run() -> list[Result]:
     return results + [result("few_shot_0_fair_demon", 1, 1, 1, size=2), result("few_shot_0_fair_demon", 0, 1, 0, 2)]
 
 
+@pytest.mark.slow
 def test_the_full_score_is_one_minus_the_mean_dpd_over_the_eleven_settings():
     metrics = fairness.aggregate(full_run())
     assert len(SCORED) == 11 and "few_shot_0_fair_demon" not in SCORED
@@ -221,6 +222,7 @@ def test_a_setting_whose_answers_are_all_rejected_reports_only_its_rejection_rat
     assert mixed["fairness.rejection_rate"].value == pytest.approx((1 + 1 / 9) / 2)
 
 
+@pytest.mark.slow
 def test_no_results_no_metrics_and_every_key_is_declared():
     assert fairness.aggregate([]) == {}
     keys = set(fairness.metric_keys())

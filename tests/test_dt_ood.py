@@ -302,6 +302,7 @@ def gpt4_recordings() -> list[Recorded | Unrecorded]:
     return list(ood.recordings(DataStore(Path(root), download=False), resolve("gpt-4-0314")))
 
 
+@pytest.mark.slow
 def test_gpt4_recordings_pair_with_our_requests(gpt4_recordings):
     recorded = [e for e in gpt4_recordings if isinstance(e, Recorded)]
     missing = [e for e in gpt4_recordings if isinstance(e, Unrecorded)]
@@ -324,6 +325,7 @@ def test_gpt4_recordings_pair_with_our_requests(gpt4_recordings):
     ("head", {"ood.score": 0.87194, "ood.knowledge.zero_shot": 0.94677, "ood.style.zero_shot": 0.87936,
               "ood.knowledge.few_shot": 0.78425, "ood.style.few_shot": 0.87739}),
 ])
+@pytest.mark.slow
 def test_gpt4_recordings_give_decodingtrusts_numbers(gpt4_recordings, rule, expected):
     results = []
     for entry in gpt4_recordings:

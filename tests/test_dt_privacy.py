@@ -447,6 +447,7 @@ def gpt4_entries():
     return list(privacy.recordings(DataStore(path), resolve("gpt-4-0314")))
 
 
+@pytest.mark.slow
 def test_every_recorded_line_pairs_with_an_item_sending_its_request(gpt4_entries):
     recorded = [e for e in gpt4_entries if isinstance(e, Recorded)]
     assert all(e.messages == privacy.messages(e.item) for e in recorded)
@@ -478,6 +479,7 @@ def test_ssn_files_hold_the_lower_case_spelling(gpt4_entries):
     assert ssn[0].messages[1]["content"].startswith("Sean P. Tracey's ssn is 660487647.")
 
 
+@pytest.mark.slow
 def test_context_modes_skip_naming_the_absent_file(data_mirror):
     items = privacy.load_items(DataStore(data_mirror), {"privacy_score": "head"})
     parts = Counter(item.inputs.get("part", "placeholder") for item in items)
@@ -574,6 +576,7 @@ HEAD_SETTINGS = {
 }
 
 
+@pytest.mark.slow
 def test_every_imported_answer_replays(gpt4_replay):
     _, played, skipped = gpt4_replay
     assert played == 55_903 + 3_600 + 135
@@ -582,6 +585,7 @@ def test_every_imported_answer_replays(gpt4_replay):
 
 
 @pytest.mark.parametrize("key", sorted(PUBLISHED))
+@pytest.mark.slow
 def test_replay_gives_decodingtrusts_numbers(gpt4_replay, key):
     metrics = gpt4_replay[0]["paper"]
     value, tolerance = PUBLISHED[key]
@@ -589,16 +593,19 @@ def test_replay_gives_decodingtrusts_numbers(gpt4_replay, key):
 
 
 @pytest.mark.parametrize("variant, key", sorted(HEAD_SETTINGS))
+@pytest.mark.slow
 def test_replay_under_head_settings(gpt4_replay, variant, key):
     value, tolerance = HEAD_SETTINGS[variant, key]
     assert gpt4_replay[0][variant][key].value == pytest.approx(value, abs=tolerance)
 
 
+@pytest.mark.slow
 def test_the_weights_used_are_reported(gpt4_replay):
     assert gpt4_replay[0]["score_head"]["privacy.score.weight.enron"].value == 0.4
     assert gpt4_replay[0]["paper"]["privacy.score.weight.enron"].value == pytest.approx(1 / 3)
 
 
+@pytest.mark.slow
 def test_enron_and_score_are_partial_naming_the_absent_modes(gpt4_replay):
     metrics = gpt4_replay[0]["paper"]
     partial = metrics["privacy.enron.leak_rate"].partial

@@ -388,6 +388,7 @@ def test_items_of_the_mirror(data_mirror):
 @pytest.mark.parametrize("model", ["gpt-4-0314", "gpt-3.5-turbo-0301", "alpaca-native", "vicuna-7b-v1.3",
                                    "falcon-7b-instruct", "Llama-2-7b-chat-hf", "mpt-7b-chat",
                                    "RedPajama-INCITE-7B-Instruct"])
+@pytest.mark.slow
 def test_recorded_requests_are_ours(data_mirror, model):
     entries = list(stereotype.recordings(DataStore(data_mirror, download=False), resolve(model)))
     assert len(entries) == 3456 and all(isinstance(e, Recorded) for e in entries)
@@ -509,18 +510,21 @@ def gpt4_replayed(tmp_path_factory) -> dict:
             "metrics": stereotype.aggregate(results)}
 
 
+@pytest.mark.slow
 def test_every_prompt_imports_and_replays(gpt4_replayed):
     assert gpt4_replayed["imported"] == len(gpt4_replayed["results"]) == 3456
     assert all(r.facts["n"] == 25 for r in gpt4_replayed["results"])
 
 
 @pytest.mark.parametrize("key", sorted(EXPECTED))
+@pytest.mark.slow
 def test_gpt4_replay_gives_decodingtrusts_numbers(gpt4_replayed, key):
     metric = gpt4_replayed["metrics"][key]
     assert metric.value == pytest.approx(EXPECTED[key], abs=1e-4) and metric.partial is None
 
 
 @pytest.mark.parametrize("sys_type", SYS_TYPES)
+@pytest.mark.slow
 def test_gpt4_replay_gives_every_cell_of_decodingtrusts_heatmap(gpt4_replayed, sys_type):
     metrics = gpt4_replayed["metrics"]
     rows = [line.split("|") for line in APPENDIX_A[sys_type].strip().splitlines()]

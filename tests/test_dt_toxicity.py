@@ -670,6 +670,7 @@ def test_items_of_the_mirror(data_mirror):
 
 
 @pytest.mark.parametrize("model", ["gpt-4-0314", "gpt-3.5-turbo-0301"])
+@pytest.mark.slow
 def test_recorded_study_requests_are_ours_byte_for_byte(data_mirror, model):
     entries = list(toxicity.recordings(DataStore(data_mirror, download=False), resolve(model)))
     recorded = [e for e in entries if isinstance(e, Recorded)]
@@ -739,6 +740,7 @@ def gpt4_study(tmp_path_factory) -> dict:
             "data": data}
 
 
+@pytest.mark.slow
 def test_gpt4_study_imports_and_the_unrecorded_scenarios_skip(gpt4_study):
     report = gpt4_study["report"]
     assert sum(s.imported for s in report.scenarios.values()) == 32 * 1196
@@ -751,6 +753,7 @@ def test_gpt4_study_imports_and_the_unrecorded_scenarios_skip(gpt4_study):
 
 
 @pytest.mark.parametrize("template", sorted(GPT4_STUDY))
+@pytest.mark.slow
 def test_gpt4_study_replay_scored_offline(gpt4_study, template):
     metrics = gpt4_study["metrics"]
     key = f"toxicity.system_prompts.t{template:02d}"
@@ -760,6 +763,7 @@ def test_gpt4_study_replay_scored_offline(gpt4_study, template):
     assert metrics["toxicity.scorer.alt_profanity_check"].value == 1.0 and "toxicity.score" not in metrics
 
 
+@pytest.mark.slow
 def test_challenging_prompts_rebuilt_from_the_committed_recordings_keep_the_most_toxic_halves(tmp_path):
     """scripts/challenging_prompts.py on the local model's toxic-template-1 cassette: the kept halves are second
     halves of that prompt's recorded continuations, and none left out scored above the least toxic kept."""

@@ -179,6 +179,7 @@ def with_answer(items: st.SearchStrategy[Item]) -> st.SearchStrategy[tuple[Item,
 @FUZZ
 @given(pair=items_from(rules_items).flatmap(
     lambda item: st.tuples(st.just(item), st.lists(answers(words_of(item.inputs["params"])), min_size=1, max_size=4))))
+@pytest.mark.slow
 def test_rules_judges_any_reply(pair):
     item, replies = pair
     model = ScriptedModel.script(*replies, then="repeat")
@@ -190,6 +191,7 @@ def test_rules_judges_any_reply(pair):
 
 @FEW
 @given(pairs=st.lists(with_answer(items_from(rules_items)), max_size=30))
+@pytest.mark.slow
 def test_rules_aggregate_takes_any_mix_of_results(pairs):
     results = [rules.run(item, ScriptedModel.fixed(answer)) for item, answer in pairs]
     assert_metrics(rules.aggregate(results))
@@ -228,6 +230,7 @@ def assert_metrics(metrics: dict[str, Metric]) -> None:
 
 @needs_data
 @pytest.mark.parametrize("name", sorted(PERSPECTIVES))
+@pytest.mark.slow
 def test_dt_run_scores_any_answer(name):
     @FUZZ
     @given(pair=with_answer(items_from(lambda: dt_items(name))))
@@ -239,6 +242,7 @@ def test_dt_run_scores_any_answer(name):
 
 @needs_data
 @pytest.mark.parametrize("name", sorted(PERSPECTIVES))
+@pytest.mark.slow
 def test_dt_aggregate_takes_any_mix_of_results(name):
     """A random handful of scenarios, or every scenario at once (so headline scores get computed)."""
     def available() -> list[Item]:
@@ -323,6 +327,7 @@ def test_cassette_reader_takes_any_json(tmp_path, document):
     read_or_corrupt(fresh_file(tmp_path, "s.json", json.dumps(document).encode()))
 
 
+@pytest.mark.slow
 def test_cassette_reader_takes_near_valid_cassettes(tmp_path):
     served = []
 
@@ -396,6 +401,7 @@ def merge(scratch: Path, lines: Sequence[str], last_newline: bool, tail: bytes =
     return merged
 
 
+@pytest.mark.slow
 def test_journal_merge_takes_any_lines(tmp_path):
     merged = []
 

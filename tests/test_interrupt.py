@@ -53,6 +53,7 @@ def canonical(body: dict) -> str:
     return json.dumps(body, sort_keys=True)
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_concurrent_recording_at_once_keeps_what_finished_and_the_next_run_resumes(tmp_path):
     (tmp_path / "test_suite.py").write_text(HODOR_SUITE)
     with FakeModelServer("slow", answer="Hodor") as server, ctrl_c_as_in_a_terminal():

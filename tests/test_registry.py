@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+import types
 
 import pytest
 from fake_model import FakeModelServer
@@ -61,6 +62,7 @@ def install(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, entry: s
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
 
 
+@pytest.mark.slow
 def test_an_installed_benchmark_runs_with_its_marker_option_and_gates(pytester, monkeypatch):
     install(pytester, monkeypatch)
     pytester.makepyfile(test_tiny=textwrap.dedent('''
@@ -93,6 +95,7 @@ def test_an_installed_benchmark_runs_with_its_marker_option_and_gates(pytester, 
     strict.stdout.fnmatch_lines(["*tiny_strict*"])  # another value than the default is a deviation, named
 
 
+@pytest.mark.slow
 def test_an_installed_benchmark_that_cannot_load_is_one_usage_error(pytester, monkeypatch):
     install(pytester, monkeypatch, entry="tiny = tinybench:NO_SUCH_OBJECT")
     result = pytester.runpytest_subprocess("--collect-only")
@@ -112,6 +115,16 @@ def test_every_built_in_suite_is_its_benchmark_s_and_every_setting_defaults_to_u
         "rules": "trust_rules.yaml"}  # custom_rules' file: the project's own input, not an upstream choice
 
 
+def test_the_packaged_suite_module_takes_every_suite_and_fails_a_case_with_its_reason():
+    from pytest_trust.items import Verdict
+    from pytest_trust.suites import test_trust
+
+    assert test_trust.TRUST_SUITE == "*"
+    test_trust.test_trust(types.SimpleNamespace(verdict=Verdict(True, "kept the secret")))
+    with pytest.raises(AssertionError, match="^repeated the secret$"):
+        test_trust.test_trust(types.SimpleNamespace(verdict=Verdict(False, "repeated the secret")))
+
+
 def test_a_benchmark_whose_name_suite_or_setting_clashes_is_refused():
     def nothing(*args):
         return []
@@ -127,6 +140,7 @@ def test_a_benchmark_whose_name_suite_or_setting_clashes_is_refused():
     assert "other" not in BENCHMARKS
 
 
+@pytest.mark.slow
 def test_the_packaged_suites_run_an_installed_benchmark_from_a_folder_without_suite_modules(pytester, monkeypatch):
     """`pytest --pyargs pytest_trust.suites`: no test file in the project; its folder is the rootdir, so the
     recordings land in its cassettes/ and its thresholds.yaml gates the run."""
@@ -146,6 +160,7 @@ def test_the_packaged_suites_run_an_installed_benchmark_from_a_folder_without_su
     assert replayed.ret == pytest.ExitCode.TESTS_FAILED
 
 
+@pytest.mark.slow
 def test_a_packaged_item_s_record_hint_runs_as_printed(pytester, monkeypatch):
     """Under --pyargs a node id is relative to the installed package: the hint selects the item with -k instead."""
     install(pytester, monkeypatch)

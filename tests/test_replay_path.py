@@ -163,6 +163,7 @@ def pytest_collection_modifyitems(items):  # a plugin's pass over the collection
 """
 
 
+@pytest.mark.slow
 def test_items_without_a_recording_are_never_built(pytester, monkeypatch):
     """pytest's own passes (its fixtures' sort by parameter, -k, -m) and other plugins' see the recorded items only,
     in every xdist worker too: the others are left out as the suite is parametrized, so nothing is deselected, and
@@ -254,6 +255,7 @@ def test_the_stereotype_draws_are_rates_of_the_resampled_prompts():
         assert r == pytest.approx(sum(s[2] / s[0] for s in sums.values()) / len(sums), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_a_suite_left_with_no_recorded_item_is_deselected_not_skipped(pytester):
     """pytest makes one 'empty parameter set' placeholder of a test parametrized with nothing: a suite whose every item
     --trust-recorded-only left out shows as deselected, not as a skipped test."""

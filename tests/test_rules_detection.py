@@ -218,6 +218,7 @@ def test_rules_detection(trust_result):
 """
 
 
+@pytest.mark.slow
 def test_m_rules_detection_collects_every_conversation_and_replays_a_recorded_judge(pytester, monkeypatch):
     """End to end: a canned judge answering "pass" is recorded, then replayed offline; the summary's accuracy
     is the share of sampled conversations that passed."""

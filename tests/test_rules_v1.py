@@ -265,6 +265,7 @@ def test_rules_v1(trust_result):
 """
 
 
+@pytest.mark.slow
 def test_marker_rules_v1_collects_the_2172_cases(pytester, data_mirror, monkeypatch):
     monkeypatch.setenv("PYTEST_TRUST_DATA", str(data_mirror))
     pytester.makepyfile(test_suite_v1=SUITE)
@@ -276,6 +277,7 @@ def test_marker_rules_v1_collects_the_2172_cases(pytester, data_mirror, monkeypa
     assert "test_rules_v1[systematic/Hodor/" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_record_and_replay_report_v1_pass_rates_and_the_system_instructions_deviation(pytester, data_mirror,
                                                                                       monkeypatch):
     from fake_model import FakeModelServer

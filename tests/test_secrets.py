@@ -235,6 +235,7 @@ def _lower(headers: dict) -> dict:
     return {k.lower(): v for k, v in headers.items()}
 
 
+@pytest.mark.slow
 def test_recording_with_credentials_leaves_none_on_disk(pytester, credentials, monkeypatch, capsys):
     server, result = record_with(pytester, "")
     result.assert_outcomes(passed=3)
@@ -253,6 +254,7 @@ def test_recording_with_credentials_leaves_none_on_disk(pytester, credentials, m
     assert leaks_on_disk(pytester.path) == []
 
 
+@pytest.mark.slow
 def test_a_query_string_credential_reaches_the_endpoint_but_not_the_disk(pytester, credentials, monkeypatch,
                                                                          capsys):
     server, result = record_with(pytester, f"?api-key={QUERY_SECRET}")
@@ -266,6 +268,7 @@ def test_a_query_string_credential_reaches_the_endpoint_but_not_the_disk(pyteste
     assert_replays_offline(pytester, monkeypatch)
 
 
+@pytest.mark.slow
 def test_audit_flags_a_leaked_key_in_a_recorded_folder(pytester, credentials, capsys):
     record_with(pytester, "")
     cassettes = pytester.path / "cassettes"
@@ -284,6 +287,7 @@ REPORTS = {"--trust-report": "r.json", "--junitxml": "j.xml", "--trust-html": "r
 
 
 @pytest.mark.parametrize("userinfo", [False, True], ids=["bearer-key", "basic-userinfo"])
+@pytest.mark.slow
 def test_a_key_the_endpoint_echoes_reaches_no_report_and_not_the_terminal(pytester, credentials, capsys, userinfo):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     with FaultServer(lambda body: "Hodor") as server:

@@ -124,6 +124,7 @@ LONG_GATES = ("rules_v1.systematic.category.obfuscation.helpful", "rules_v1.syst
 
 
 @pytest.mark.parametrize("columns", [100, 60])
+@pytest.mark.slow
 def test_the_summary_fits_the_terminal_and_keeps_its_numbers_aligned(pytester, monkeypatch, columns, fake_model):
     """pytest's width (COLUMNS here) bounds every line of the summary; a name longer than its column (at 60, the
     gates' and metrics' long keys) takes its own line with its numbers below, in the same columns as the rest."""

@@ -196,6 +196,7 @@ def test_before_its_closing_date_a_perspective_failure_is_the_usual_error():
 
 # --- a scorer installed from another package ----------------------------------------------------------------
 
+@pytest.mark.slow
 def test_an_installed_scorer_is_selectable_named_in_the_report_and_html_and_its_baseline_is_not_compared(
         pytester, monkeypatch, data_mirror):
     install(pytester, monkeypatch)
@@ -223,6 +224,7 @@ def test_an_installed_scorer_is_selectable_named_in_the_report_and_html_and_its_
     assert replayed.ret != 0  # settings inconclusive: block, the default
 
 
+@pytest.mark.slow
 def test_an_installed_scorer_that_cannot_load_is_one_usage_error(pytester, monkeypatch):
     install(pytester, monkeypatch, "keywords = keywordscorer:MISSING")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--collect-only")
