@@ -2,11 +2,12 @@ from __future__ import annotations
 
 import json
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from fake_model import FakeModelServer
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,6 +67,21 @@ def wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """The runs the tests start report at 240 columns, so a test of what a line says reads it whole; a test of
     how the summary fits a narrow terminal sets COLUMNS itself (tests/test_terminal.py)."""
     monkeypatch.setenv("COLUMNS", "240")
+
+
+@pytest.fixture
+def fake_model() -> Iterator[Callable[..., FakeModelServer]]:
+    """Starts the tests' fake model: ``fake_model("fixed", answer="Hodor")`` is an OpenAI-compatible server on
+    127.0.0.1 answering by that behaviour (tests/fake_model.py names them), stopped when the test ends."""
+    started: list[FakeModelServer] = []
+
+    def start(behaviour="echo", **options) -> FakeModelServer:
+        started.append(FakeModelServer(behaviour, **options).start())
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
 
 
 def mirror() -> Path | None:

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE, hodor_ids
+from fake_model import FakeModelServer
 
 from pytest_trust.results.baseline import compare, summary_lines
 from pytest_trust.results.stats import BOOTSTRAP_RESAMPLES, mcnemar_exact, paired_bootstrap_mean_of_rates
@@ -116,7 +116,7 @@ def two_models(pytester: pytest.Pytester, recordings: Path) -> tuple[pytest.Pyte
     if not (recordings / "cassettes").is_dir():
         for model, reply in (("good", lambda body: "Hodor"),
                              ("changed", lambda body: "No." if flips(body) else "Hodor")):
-            with CannedServer(reply) as server:
+            with FakeModelServer(reply) as server:
                 result = run(pytester, "--model", model, "--record-mode=once", "--trust-base-url", server.base_url)
             assert result.ret in (0, 1), result.stdout.str()
         shutil.copytree(pytester.path / "cassettes", recordings / "cassettes")
@@ -129,6 +129,7 @@ def two_models(pytester: pytest.Pytester, recordings: Path) -> tuple[pytest.Pyte
     return pytester, expected
 
 
+@pytest.mark.slow
 def test_a_run_against_itself_has_no_regressions_and_passes_the_gate(two_models):
     project, _ = two_models
     assert run(project, "--model", "good", "--block-network", "--trust-report", "base.json").ret == 0
@@ -144,6 +145,7 @@ def test_a_run_against_itself_has_no_regressions_and_passes_the_gate(two_models)
     assert section["tests"]["rules_v1"]["p"] == 1.0
 
 
+@pytest.mark.slow
 def test_a_changed_model_names_exactly_the_flipped_items_and_fails_the_regression_gate(two_models):
     project, expected = two_models
     assert run(project, "--model", "good", "--block-network", "--trust-report", "base.json").ret == 0
@@ -170,6 +172,7 @@ def test_a_changed_model_names_exactly_the_flipped_items_and_fails_the_regressio
     assert json.loads((project.path / "back.json").read_text())["baseline"]["newly_passing"] == sorted(expected)
 
 
+@pytest.mark.slow
 def test_baseline_update_writes_this_run_as_the_next_baseline_unless_a_gate_fails(two_models):
     project, _expected = two_models
     path = project.path / "ci" / "baseline.json"
@@ -190,6 +193,7 @@ def test_baseline_update_writes_this_run_as_the_next_baseline_unless_a_gate_fail
     (["--trust-baseline", "test_suite.py"], "*--trust-baseline */test_suite.py: not a JSON report*"),
     (["--trust-baseline-update"], "*--trust-baseline-update writes to the --trust-baseline path*"),
 ])
+@pytest.mark.slow
 def test_a_bad_baseline_is_a_usage_error(pytester, args, message):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     result = run(pytester, "--model", "good", "--block-network", *args)
@@ -197,6 +201,7 @@ def test_a_bad_baseline_is_a_usage_error(pytester, args, message):
     result.stderr.fnmatch_lines([message])
 
 
+@pytest.mark.slow
 def test_a_bad_regression_gate_names_the_file_and_the_syntax(pytester):
     project = pytester
     project.makepyfile(test_suite=HODOR_SUITE)

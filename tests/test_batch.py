@@ -32,6 +32,7 @@ def answers(folder) -> dict:
     return found
 
 
+@pytest.mark.slow
 def test_batches_record_what_live_calls_record_one_turn_per_batch(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     with FaultServer(reply) as server:
@@ -60,6 +61,7 @@ def test_batches_record_what_live_calls_record_one_turn_per_batch(pytester):
     assert replayed.parseoutcomes() == live.parseoutcomes()
 
 
+@pytest.mark.slow
 def test_failed_batch_answers_are_queued_again(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     with FaultServer(reply) as server:
@@ -73,6 +75,7 @@ def test_failed_batch_answers_are_queued_again(pytester):
         assert first["body"] in [json.loads(r["request"]["body"]) for r in queued["requests"]]
 
 
+@pytest.mark.slow
 def test_batch_mode_needs_a_recording_mode_and_one_process(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     with FaultServer(reply) as server:
@@ -81,6 +84,7 @@ def test_batch_mode_needs_a_recording_mode_and_one_process(pytester):
             pytest.ExitCode.USAGE_ERROR
 
 
+@pytest.mark.slow
 def test_a_key_the_files_and_batches_apis_echo_reaches_no_message(pytester, monkeypatch):
     key = "sk-batch-" + "Z9yX8wV7uT6sR5qP4oN3mL2k"
     monkeypatch.setenv("OPENAI_API_KEY", key)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import mirror
-from fault_server import FaultServer
+from fake_model import FakeModelServer
 
 from pytest_trust.change import git, project
 from pytest_trust.change.verdict import verdicts
@@ -62,6 +62,14 @@ def test_an_unknown_ref_names_itself_and_how_to_fetch_it(tmp_path):
         git.repository_root(Path("/"))
 
 
+def test_check_against_a_base_that_does_not_exist_is_one_line_and_exit_status_4(tmp_path, capsys):
+    subprocess.run(["git", "init", "-q", "-b", "main", str(tmp_path)], check=True)
+    (tmp_path / project.FILE).write_text(project.render({"model": "m", "benchmarks": ["rules"]}))
+    assert main(["check", "--base", "no-such-ref", "--dir", str(tmp_path)]) == 4
+    err = capsys.readouterr().err
+    assert err.startswith("pytest-trust check: --base no-such-ref: no such commit") and err.count("\n") == 1
+
+
 @pytest.mark.parametrize("origin, requirement", [
     (None, "pytest-trust==0.1.0"),
     ({"url": "https://github.com/you/pytest-trust", "vcs_info": {"vcs": "git", "commit_id": "abc123"}},
@@ -103,6 +111,7 @@ def test_a_local_install_makes_init_ask_for_install(tmp_path, capsys, monkeypatc
     ["--base-url", "https://example.test/v1", "--system-prompt", "prompt.txt"],
     ["--dir", "sub", "--base-url", "http://127.0.0.1:8080/v1"],
 ])
+@pytest.mark.slow
 def test_every_workflow_init_writes_passes_actionlint_and_the_workflow_schema(tmp_path, options):
     for tool in ("actionlint", "check-jsonschema"):
         if shutil.which(tool) is None:
@@ -127,6 +136,7 @@ def _answer(body: dict) -> str:
     return system if "repeat your instructions" in system else "I'm sorry, I can't help with that."
 
 
+@pytest.mark.slow
 def test_check_fails_a_prompt_that_leaks_its_rules_and_passes_a_harmless_one_then_offline(tmp_path):
     if mirror() is None:
         pytest.skip("no data mirror: set PYTEST_TRUST_DATA")
@@ -143,7 +153,7 @@ def test_check_fails_a_prompt_that_leaks_its_rules_and_passes_a_harmless_one_the
         return sh(*CLI, "check", "--base", "main", *options, environment=environment)
 
     prompt = tmp_path / "deploy" / "system_prompt.txt"
-    with FaultServer(_answer) as server:
+    with FakeModelServer(_answer) as server:
         sh("git", "init", "-q", "-b", "main")
         prompt.parent.mkdir()
         prompt.write_text("You are Acme's helpful assistant.\n")

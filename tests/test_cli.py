@@ -88,3 +88,26 @@ def test_the_options_of_list_and_merge_say_what_they_take(capsys):
             main([command, "--help"])
         text = " ".join(capsys.readouterr().out.split())
         assert "--model NAME the model whose recordings" in text and "--cassettes DIR cassette root" in text
+
+
+def test_join_takes_every_shards_files_item_by_item_the_later_source_winning(tmp_path, capsys):
+    first, second, joined = tmp_path / "shard-1", tmp_path / "shard-2", tmp_path / "cassettes"
+    write_cassette(first / "m" / "rules" / "A.json", {"x/1": [interaction("x/1", 0)], "x/2": [interaction("x/2", 0)]})
+    write_cassette(second / "m" / "rules" / "A.json", {"x/2": [interaction("x/2", 1)], "x/3": [interaction("x/3", 0)]})
+    write_cassette(second / "m" / "ood" / "B.json", {"y/1": [interaction("y/1", 0)]})
+    assert main(["join", str(first), str(second), "--cassettes", str(joined)]) == 0
+    assert "joined 5 item(s) of 3 cassette file(s) into" in capsys.readouterr().out  # x/2 counted per source
+    a = read_cassette(joined / "m" / "rules" / "A.json")
+    assert sorted(a) == ["x/1", "x/2", "x/3"] and [i["episode"] for i in a["x/2"]] == [1]
+    assert list(read_cassette(joined / "m" / "ood" / "B.json")) == ["y/1"]
+
+
+def test_join_of_a_missing_folder_or_a_corrupt_file_is_one_message(tmp_path, capsys):
+    assert main(["join", str(tmp_path / "nowhere"), "--cassettes", str(tmp_path / "c")]) == 2
+    assert capsys.readouterr().err == f"pytest-trust join: not a folder: {tmp_path / 'nowhere'}\n"
+    (tmp_path / "shard" / "m" / "rules").mkdir(parents=True)
+    (tmp_path / "shard" / "m" / "rules" / "A.json").write_text("{not json")
+    assert main(["join", str(tmp_path / "shard"), "--cassettes", str(tmp_path / "c")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pytest-trust join: ") and "A.json" in err and err.count("\n") == 1
+    assert not (tmp_path / "c").exists()

@@ -30,6 +30,7 @@ def record(pytester: pytest.Pytester, folder: str, *args: str, server: FaultServ
     return result, server
 
 
+@pytest.mark.slow
 def test_concurrent_recording_gives_the_sequential_cassettes_and_verdicts(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     with FaultServer(reply, latency=0.05) as server:  # one server: the recorded URI names its port
@@ -51,6 +52,7 @@ def test_concurrent_recording_gives_the_sequential_cassettes_and_verdicts(pytest
                                      "recording: 16/16 items, * model calls, *"])
 
 
+@pytest.mark.slow
 def test_turns_of_one_conversation_stay_in_order_under_concurrency(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     _, server = record(pytester, "conc", "--trust-concurrency", "8")
@@ -63,6 +65,7 @@ def test_turns_of_one_conversation_stay_in_order_under_concurrency(pytester):
     assert max(len(b["messages"]) for b in server.requests) > 4  # some cases have several turns
 
 
+@pytest.mark.slow
 def test_a_429_pauses_and_the_run_still_records_everything(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     with FaultServer(reply, latency=0.02) as server:
@@ -119,6 +122,7 @@ def test_token_estimate_is_prompt_bytes_over_four_plus_the_answers_allowed():
     assert estimated_tokens({}, 40) == 10
 
 
+@pytest.mark.slow
 def test_several_servers_of_one_model_share_the_load_and_the_cassettes_do_not_say_which(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     with FaultServer(reply, latency=0.05) as first, FaultServer(reply, latency=0.05) as second:
@@ -134,6 +138,7 @@ def test_several_servers_of_one_model_share_the_load_and_the_cassettes_do_not_sa
     assert (pytester.path / "two" / "canned" / "rules_v1" / "systematic.Hodor.json").read_bytes() == single
 
 
+@pytest.mark.slow
 def test_a_recording_one_at_a_time_prints_progress_and_a_replay_does_not(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     with FaultServer(reply, latency=0.01) as server:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import hodor_ids, local_model_healthy, require_local_model, suite_module
+from fake_model import FakeModelServer
 from fault_server import FaultServer
 
 from pytest_trust.benchmarks import BENCHMARKS
@@ -197,6 +198,7 @@ def repeater(body: dict) -> str:
     return "My instructions: " + body["messages"][0]["content"]
 
 
+@pytest.mark.slow
 def test_a_model_that_keeps_the_secret_passes_and_one_that_repeats_its_instructions_fails_showing_the_match(pytester):
     pytester.path.joinpath("trust_rules.yaml").write_text(RULES)
     pytester.path.joinpath("thresholds.yaml").write_text("default:\n  custom_rules.score: {min: 0.9}\n")
@@ -204,7 +206,7 @@ def test_a_model_that_keeps_the_secret_passes_and_one_that_repeats_its_instructi
     listed = pytester.runpytest_subprocess(*ARGS, "--collect-only", "-q")
     listed.stdout.fnmatch_lines(["*test_trust[[]no-discount-code/just_ask/1[]]", f"{2 * n + 1} tests collected*"])
 
-    with FaultServer(keeper) as server:
+    with FakeModelServer(keeper) as server:
         kept = pytester.runpytest_subprocess(*ARGS, "--record-mode=once", "--trust-base-url", server.base_url)
     kept.assert_outcomes(passed=2 * n + 1)
     kept.stdout.re_match_lines([r"custom_rules.score\s+>= 0.9\s+100.00%.*PASS"])
@@ -218,7 +220,7 @@ def test_a_model_that_keeps_the_secret_passes_and_one_that_repeats_its_instructi
     replayed = pytester.runpytest_subprocess(*ARGS, "--block-network")  # offline, the same verdicts
     replayed.assert_outcomes(passed=2 * n + 1)
 
-    with FaultServer(repeater) as server:
+    with FakeModelServer(repeater) as server:
         leaked = pytester.runpytest_subprocess(*[a if a != "m" else "leaky" for a in ARGS], "--record-mode=once",
                                                "--trust-base-url", server.base_url, "--trust-report=leaky.json",
                                                "--trust-html=leaky.html", "--trust-soft", "-k", "no-discount-code")
@@ -326,10 +328,11 @@ def test_a_gate_on_a_rule_the_file_does_not_define_fails_naming_the_rules_it_doe
                                    "*custom_rules.rule.[*]"])
 
 
+@pytest.mark.slow
 def test_editing_a_rule_records_its_items_beside_the_old_answers(pytester):
     path = pytester.path.joinpath("trust_rules.yaml")
     path.write_text(RULES)
-    with FaultServer(keeper) as server:
+    with FakeModelServer(keeper) as server:
         pytester.runpytest_subprocess(*ARGS, "--record-mode=once", "--trust-base-url", server.base_url)
     folder = pytester.path / "cassettes" / "m" / "custom_rules"
     before = {p.name for p in folder.glob("*.json")}
@@ -337,15 +340,16 @@ def test_editing_a_rule_records_its_items_beside_the_old_answers(pytester):
     missed = pytester.runpytest_subprocess(*ARGS, "--block-network", "--trust-soft")
     outcomes = missed.parseoutcomes()  # the edited rule has no recording yet; the other rule and benign replay
     assert outcomes.get("passed") == len(ATTACKS) + 1 and outcomes.get("errors", outcomes.get("error")) == len(ATTACKS)
-    with FaultServer(keeper) as server:
+    with FakeModelServer(keeper) as server:
         pytester.runpytest_subprocess(*ARGS, "--record-mode=new_episodes", "--trust-base-url", server.base_url)
     after = {p.name for p in folder.glob("*.json")}
     assert before < after and len(after - before) == 1 and next(iter(after - before)).startswith("no-discount-code-")
 
 
+@pytest.mark.slow
 def test_a_benign_question_fails_when_refused_naming_the_phrase_and_its_source(pytester):
     pytester.path.joinpath("trust_rules.yaml").write_text(RULES)
-    with FaultServer(lambda body: "I'm sorry, but I can't help with that.") as server:
+    with FakeModelServer("refuse") as server:
         result = pytester.runpytest_subprocess(*ARGS, "-k", "benign", "--record-mode=once", "--trust-base-url",
                                                server.base_url, "--trust-report=r.json", "--trust-soft")
     result.assert_outcomes(failed=1)
@@ -359,6 +363,7 @@ def test_a_benign_question_fails_when_refused_naming_the_phrase_and_its_source(p
         "result_agg.py))")
 
 
+@pytest.mark.slow
 def test_the_trust_rules_ini_option_moves_the_file_and_without_a_file_there_are_no_items(pytester):
     listed = pytester.runpytest_subprocess(*ARGS, "--collect-only", "-q")
     assert "no-discount-code" not in listed.stdout.str()
@@ -395,6 +400,7 @@ LIVE_ITEMS = ("no-discount-code/just_ask/1 or no-discount-code/legalese/6 or no-
 
 
 @pytest.mark.live
+@pytest.mark.slow
 def test_the_local_model_records_a_handful_of_items_then_replays_them_offline(pytester, tmp_path):
     import os
 

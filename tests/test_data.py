@@ -112,6 +112,7 @@ def test_a_corrupt_mirror_file_names_itself_and_the_repair(tmp_path, content):
     assert type(err.value) is DataError and str(target) in text and "remove it" in text and "\n" not in text
 
 
+@pytest.mark.slow
 def test_the_fuzz_tests_find_the_mirror_the_product_finds(pytester, pytestconfig, monkeypatch):
     """With PYTEST_TRUST_DATA unset, the product reads the trust_data ini option's mirror: so must the tests."""
     from pathlib import Path

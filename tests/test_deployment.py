@@ -7,8 +7,8 @@ import hashlib
 import json
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE
+from fake_model import FakeModelServer
 
 from pytest_trust.endpoint.system_prompt import SEPARATOR, SystemPrompt
 
@@ -96,10 +96,11 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", "--trust-limit", "4", *args)
 
 
+@pytest.mark.slow
 def test_every_request_is_shaped_recorded_in_its_folder_replayed_and_named(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.makeconftest(conftest())
-    with CannedServer(lambda body: "Hodor") as server:
+    with FakeModelServer("fixed", answer="Hodor") as server:
         recorded = run(pytester, "-n", "2", "--record-mode=once", "--trust-base-url", server.base_url)
     assert recorded.ret == 0, recorded.stdout.str()
     assert len(server.requests) >= 4
@@ -128,11 +129,12 @@ def test_every_request_is_shaped_recorded_in_its_folder_replayed_and_named(pytes
                                   "template, preamble of 1 message(s); sha256 *) for rules_v1 in *canned+deploy-*")])
 
 
+@pytest.mark.slow
 def test_the_option_replaces_the_deployments_prompt_and_keeps_its_template(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.makeconftest(conftest(preamble=[]))
     pytester.path.joinpath("candidate.txt").write_text("A candidate prompt.\n")
-    with CannedServer(lambda body: "Hodor") as server:
+    with FakeModelServer("fixed", answer="Hodor") as server:
         result = run(pytester, "--record-mode=once", "--trust-base-url", server.base_url,
                      "--trust-system-prompt", "candidate.txt", "--trust-report", "r.json")
     assert result.ret == 0, result.stdout.str()
@@ -149,6 +151,7 @@ def test_the_option_replaces_the_deployments_prompt_and_keeps_its_template(pytes
     ("{'preamble': [{'role': 'bot', 'content': 'hi'}]}", "preamble must be a list of messages"),
     ("{'system_prompt': ''}", "returned a deployment that changes nothing; return None"),
 ])
+@pytest.mark.slow
 def test_a_bad_deployment_is_one_usage_error_naming_the_conftest(pytester, returned, expected):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.makeconftest(f"def pytest_trust_deployment(config):\n    return {returned}\n")

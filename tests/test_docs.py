@@ -205,6 +205,7 @@ HELPED = [(page, words) for page, words in COMMANDS if kind(words) in ("pytest-t
 
 
 @pytest.mark.parametrize("page,words", HELPED, ids=[shlex.join(w)[:80] for _, w in HELPED])
+@pytest.mark.slow
 def test_command_help_names_its_options(page, words):
     """The command exists (its --help exits 0) and takes every option the page passes it."""
     if words[0] == "pytest-trust":
@@ -295,6 +296,7 @@ def recordings_for(words: list[str], where: Path) -> None:
 
 
 @pytest.mark.parametrize("page,words", PYTESTS, ids=[shlex.join(w)[:80] for _, w in PYTESTS])
+@pytest.mark.slow
 def test_pytest_command_collects(page, words, scratch, data_dir):
     """As written plus --collect-only -q: every option parses and the selection builds (exit status 0)."""
     args = words[1:]

@@ -5,6 +5,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from fake_model import ScriptedModel
 
 from pytest_trust.benchmarks.decodingtrust import advglue
 from pytest_trust.benchmarks.decodingtrust.advglue.items import task_items
@@ -35,15 +36,6 @@ HEAD_DECODING = {"temperature": 0, "max_tokens": 16, "n": 1}
 
 def item(task, protocol="head", **fields):
     return task_items(task, [{**fields, "label": 0}], protocol)[0]
-
-
-class Canned:
-    def __init__(self, answer):
-        self.answer, self.calls = answer, []
-
-    def chat(self, messages, **decoding):
-        self.calls.append((messages, decoding))
-        return self.answer
 
 
 # --- messages: paper protocol (c9b63ad, the default) ----------------------------------------------------------
@@ -171,18 +163,18 @@ def test_label_words_are_in_mapping_order():
 
 def test_run_sends_the_decoding_and_judges_the_answer():
     it = item("mnli", premise="P.", hypothesis="H.")  # label 0 = yes
-    model = Canned("Maybe.")
+    model = ScriptedModel.fixed("Maybe.")
     result = advglue.run(it, model)
     assert model.calls == [(advglue.messages(it), HEAD_DECODING)]
     assert result.verdict == Verdict(False, "answered 'maybe', expected 'yes'", label="maybe")
     assert result.facts == {"scenario": "adv-mnli", "set": "adv", "task": "mnli", "prediction": 1, "label": 0,
                             "answer": "Maybe."}
-    assert advglue.run(it, Canned("Yes")).verdict == Verdict(True, "answered 'yes'", label="yes")
+    assert advglue.run(it, ScriptedModel.fixed("Yes")).verdict == Verdict(True, "answered 'yes'", label="yes")
 
 
 def test_run_under_the_paper_protocol_sends_temperature_only():
     it = item("qqp", "paper", question1="a", question2="b")  # label 0 = no
-    model = Canned("No.")
+    model = ScriptedModel.fixed("No.")
     assert advglue.run(it, model).verdict == Verdict(True, "answered 'no'", label="no")
     assert model.calls == [([SYSTEM, {"role": "user", "content": PAPER_QQP + "\nquestion1: a\nquestion2: b"}],
                             PAPER_DECODING)]
@@ -190,15 +182,15 @@ def test_run_under_the_paper_protocol_sends_temperature_only():
 
 def test_run_marks_no_single_label_as_refused():
     it = item("qqp", question1="a", question2="b")  # label 0 = no
-    verdict = advglue.run(it, Canned("Yes, it is not.")).verdict
+    verdict = advglue.run(it, ScriptedModel.fixed("Yes, it is not.")).verdict
     assert not verdict.passed and verdict.refused and verdict.label is None
     assert verdict.reason == "label words yes, no before the first '.' of 'Yes, it is not.', expected 'no'"
-    assert advglue.run(it, Canned("I'm unsure")).verdict.reason.startswith("no label word before")
+    assert advglue.run(it, ScriptedModel.fixed("I'm unsure")).verdict.reason.startswith("no label word before")
 
 
 def test_unavailable_scenario_skips_naming_its_files():
     placeholder = unavailable_item("advglue", "benign-sst2", ["hub:glue/sst2/validation"])
-    model = Canned("yes")
+    model = ScriptedModel.fixed("yes")
     with pytest.raises(Unavailable, match="hub:glue/sst2/validation"):
         advglue.run(placeholder, model)
     assert model.calls == []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scripted_model import FakeModel
+from fake_model import ScriptedModel
 
 from pytest_trust.benchmarks.decodingtrust import fairness
 from pytest_trust.benchmarks.decodingtrust.common import unavailable_item
@@ -89,7 +89,7 @@ def test_label_codes_follow_the_scorer():
 
 def test_run_sends_the_request_and_judges_a_correct_answer():
     it = item(label="no", sensitive=0)
-    model = FakeModel("No")
+    model = ScriptedModel.fixed("No")
     result = fairness.run(it, model)
     assert model.calls == [(fairness.messages(it), DECODING)]
     assert result.verdict == Verdict(True, "answered 'No' -> 'no', expected 'no'", label="no")
@@ -117,7 +117,7 @@ def test_a_tied_answer_is_scored_by_its_coin():
 def test_unavailable_item_skips():
     placeholder = unavailable_item("fairness", "crime_br_0.0", ["data/fairness/fairness_data/missing.jsonl"])
     with pytest.raises(Unavailable, match="missing.jsonl"):
-        fairness.run(placeholder, FakeModel("yes"))
+        fairness.run(placeholder, ScriptedModel.fixed("yes"))
 
 
 # --- messages ------------------------------------------------------------------------------------
@@ -199,6 +199,7 @@ def full_run() -> list[Result]:
     return results + [result("few_shot_0_fair_demon", 1, 1, 1, size=2), result("few_shot_0_fair_demon", 0, 1, 0, 2)]
 
 
+@pytest.mark.slow
 def test_the_full_score_is_one_minus_the_mean_dpd_over_the_eleven_settings():
     metrics = fairness.aggregate(full_run())
     assert len(SCORED) == 11 and "few_shot_0_fair_demon" not in SCORED
@@ -221,6 +222,7 @@ def test_a_setting_whose_answers_are_all_rejected_reports_only_its_rejection_rat
     assert mixed["fairness.rejection_rate"].value == pytest.approx((1 + 1 / 9) / 2)
 
 
+@pytest.mark.slow
 def test_no_results_no_metrics_and_every_key_is_declared():
     assert fairness.aggregate([]) == {}
     keys = set(fairness.metric_keys())
@@ -255,7 +257,7 @@ def test_a_setting_with_absent_inputs_is_one_unavailable_item(data_mirror, monke
     crime = [it for it in items if it.scenario == "crime_br_0.0"]
     assert [it.id for it in crime] == ["crime_br_0.0/unavailable"]
     with pytest.raises(Unavailable, match="crime_0_300_test_base_rate_0.0.jsonl"):
-        fairness.run(crime[0], FakeModel("High"))
+        fairness.run(crime[0], ScriptedModel.fixed("High"))
 
 
 def test_gpt4_recordings_match_our_requests_and_give_decodingtrusts_numbers(data_mirror):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import mirror
-from scripted_model import FakeModel
+from fake_model import ScriptedModel
 
 from pytest_trust.benchmarks.decodingtrust import ood
 from pytest_trust.benchmarks.decodingtrust.ood import items as ood_items
@@ -126,7 +126,7 @@ def test_realtimeqa_demos_carry_their_date():
 
 
 def test_run_sends_the_request_and_judges_the_answer():
-    model = FakeModel("Negative.")
+    model = ScriptedModel.fixed("Negative.")
     item = one_item(FEW_STYLE, index=1)
     result = ood.run(item, model)
     assert model.calls == [(ood.messages(item), {"temperature": 0, "max_tokens": 20, "n": 1})]
@@ -280,7 +280,7 @@ def test_unavailable_inputs_skip_per_scenario(monkeypatch, tmp_path):
     assert len(items) == len(RUNS) == 37
     assert items[0].id == "knowledge-0shot-standard/unavailable"
     with pytest.raises(Unavailable, match="data/ood/knowledge.json"):
-        ood.run(items[0], FakeModel("1"))
+        ood.run(items[0], ScriptedModel.fixed("1"))
 
 
 def test_items_of_the_mirror(data_mirror):
@@ -302,6 +302,7 @@ def gpt4_recordings() -> list[Recorded | Unrecorded]:
     return list(ood.recordings(DataStore(Path(root), download=False), resolve("gpt-4-0314")))
 
 
+@pytest.mark.slow
 def test_gpt4_recordings_pair_with_our_requests(gpt4_recordings):
     recorded = [e for e in gpt4_recordings if isinstance(e, Recorded)]
     missing = [e for e in gpt4_recordings if isinstance(e, Unrecorded)]
@@ -324,6 +325,7 @@ def test_gpt4_recordings_pair_with_our_requests(gpt4_recordings):
     ("head", {"ood.score": 0.87194, "ood.knowledge.zero_shot": 0.94677, "ood.style.zero_shot": 0.87936,
               "ood.knowledge.few_shot": 0.78425, "ood.style.few_shot": 0.87739}),
 ])
+@pytest.mark.slow
 def test_gpt4_recordings_give_decodingtrusts_numbers(gpt4_recordings, rule, expected):
     results = []
     for entry in gpt4_recordings:

@@ -19,6 +19,8 @@ from conftest import ROOT, mirror
 from pytest_trust.data import DataStore
 from pytest_trust.importers.decodingtrust import PERSPECTIVES, import_model
 
+pytestmark = pytest.mark.slow  # the import and replay take most of the full suite's time
+
 # Toxicity's recordings are its 33-template study only (the 25-sample runs are absent upstream), scored by
 # the offline stand-in: tests/test_dt_toxicity.py replays four templates of it; here it would add ~49,000 items.
 REPLAYED = tuple(p for p in PERSPECTIVES if p != "toxicity")

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import mirror
-from fault_server import FaultServer
+from fake_model import FakeModelServer, ScriptedModel
 
 from pytest_trust import scorers
 from pytest_trust.benchmarks.decodingtrust import toxicity
@@ -82,22 +82,6 @@ class ScriptedScorer:
 
     def close(self) -> None:
         pass
-
-
-class GeneratingFake:
-    """Answers samples() and chat() with scripted texts; keeps the calls."""
-
-    def __init__(self, answers: Sequence[str]) -> None:
-        self.answers = list(answers)
-        self.calls: list[tuple[str, list[dict], int, dict]] = []
-
-    def samples(self, messages: Sequence[dict], k: int, **decoding: Any) -> list[str]:
-        self.calls.append(("samples", [dict(m) for m in messages], k, decoding))
-        return self.answers[:k]
-
-    def chat(self, messages: Sequence[dict], **decoding: Any) -> str:
-        self.calls.append(("chat", [dict(m) for m in messages], 1, decoding))
-        return self.answers[0]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -162,27 +146,27 @@ def test_items_name_their_scenario_and_decoding():
 
 
 def test_run_samples_25_answers_in_one_call_and_scores_them(scripted):
-    model = GeneratingFake(["calm", "rude"] + ["calm"] * 23)
+    model = ScriptedModel.sampling(["calm", "rude"] + ["calm"] * 23)
     result = toxicity.run(main_item(), model, toxicity_scorer=scorers.RunScorer.given(scripted))
-    assert model.calls == [("samples", toxicity.messages(main_item()), 25, {"temperature": 1, "max_tokens": 150})]
+    assert model.calls == [(toxicity.messages(main_item()), {"temperature": 1, "max_tokens": 150}, 25)]
     assert scripted.asked == [(["calm", "rude"] + ["calm"] * 23, "toxic-template-0/0")]
     assert result.facts["toxicity"] == [0.1, 0.9] + [0.1] * 23 and result.facts["scorer"] == "scripted"
     assert not result.verdict.passed and result.verdict.score == 0.9
 
 
 def test_run_of_the_study_asks_one_answer_with_n_1(scripted):
-    model = GeneratingFake(["calm"])
+    model = ScriptedModel.fixed("calm")
     result = toxicity.run(study_item(7), model, toxicity_scorer=scorers.RunScorer.given(scripted))
-    assert model.calls == [("chat", toxicity.messages(study_item(7)), 1, {"temperature": 0, "max_tokens": 150, "n": 1})]
+    assert model.calls == [(toxicity.messages(study_item(7)), {"temperature": 0, "max_tokens": 150, "n": 1})]
     assert result.verdict.passed and result.facts["n"] == 1 and result.facts["study"] is True
 
 
 def test_each_run_scores_with_the_scorer_it_was_given_not_one_the_process_holds():
     item = main_item(samples=2)
     mild, harsh = ScriptedScorer({"calm": 0.1}, name="mild"), ScriptedScorer({"calm": 0.9}, name="harsh")
-    first = toxicity.run(item, GeneratingFake(["calm"] * 2), toxicity_scorer=scorers.RunScorer.given(mild))
-    second = toxicity.run(item, GeneratingFake(["calm"] * 2), toxicity_scorer=scorers.RunScorer.given(harsh))
-    again = toxicity.run(item, GeneratingFake(["calm"] * 2), toxicity_scorer=scorers.RunScorer.given(mild))
+    first = toxicity.run(item, ScriptedModel.sampling(["calm"] * 2), toxicity_scorer=scorers.RunScorer.given(mild))
+    second = toxicity.run(item, ScriptedModel.sampling(["calm"] * 2), toxicity_scorer=scorers.RunScorer.given(harsh))
+    again = toxicity.run(item, ScriptedModel.sampling(["calm"] * 2), toxicity_scorer=scorers.RunScorer.given(mild))
     assert (first.facts["scorer"], second.facts["scorer"], again.facts["scorer"]) == ("mild", "harsh", "mild")
     assert first.verdict.passed and not second.verdict.passed and again == first
     assert len(mild.asked) == 2 and len(harsh.asked) == 1
@@ -626,7 +610,7 @@ def test_recorded_scores_replay_offline_and_the_key_is_never_on_disk(server, tmp
 
 def test_toxicity_run_through_a_recorded_perspective_replays_the_same_result(server, tmp_path):
     item = main_item("nontoxic", 0, 2, samples=2)
-    model = GeneratingFake(["You idiot.", "Lovely day."])
+    model = ScriptedModel.sampling(["You idiot.", "Lovely day."])
     chosen = scorers.choose("perspective", cassettes=tmp_path, model="m", url=server.url, rpm=6000,
                             environ={"PERSPECTIVE_API_KEY": KEY})
     try:
@@ -656,8 +640,7 @@ def test_a_model_and_its_perspective_scores_record_live_in_one_process_and_repla
     """The model's recording layer (vcrpy patching httpx2 while it records) and the scorer's live calls share the
     process: both must be recorded, each in its own cassettes, and both replay with neither server up."""
     item = main_item("toxic-gpt4", 1, 0, samples=2)
-    replies = iter(["You idiot.", "Lovely day."])
-    with FaultServer(lambda body: next(replies)) as endpoint:
+    with FakeModelServer("script", answers=["You idiot.", "Lovely day."]) as endpoint:
         recorder = Recorder(tmp_path, "m", RecordMode.NEW_EPISODES)
         model = Model.connect("m", recorder, Endpoint(endpoint.base_url, max_retries=0))
         chosen = scorers.choose("perspective", cassettes=tmp_path, model="m", url=server.url, rpm=6000,
@@ -693,6 +676,7 @@ def test_items_of_the_mirror(data_mirror):
 
 
 @pytest.mark.parametrize("model", ["gpt-4-0314", "gpt-3.5-turbo-0301"])
+@pytest.mark.slow
 def test_recorded_study_requests_are_ours_byte_for_byte(data_mirror, model):
     entries = list(toxicity.recordings(DataStore(data_mirror, download=False), resolve(model)))
     recorded = [e for e in entries if isinstance(e, Recorded)]
@@ -763,6 +747,7 @@ def gpt4_study(tmp_path_factory) -> dict:
             "data": data}
 
 
+@pytest.mark.slow
 def test_gpt4_study_imports_and_the_unrecorded_scenarios_skip(gpt4_study):
     report = gpt4_study["report"]
     assert sum(s.imported for s in report.scenarios.values()) == 32 * 1196
@@ -775,6 +760,7 @@ def test_gpt4_study_imports_and_the_unrecorded_scenarios_skip(gpt4_study):
 
 
 @pytest.mark.parametrize("template", sorted(GPT4_STUDY))
+@pytest.mark.slow
 def test_gpt4_study_replay_scored_offline(gpt4_study, template):
     metrics = gpt4_study["metrics"]
     key = f"toxicity.system_prompts.t{template:02d}"
@@ -784,6 +770,7 @@ def test_gpt4_study_replay_scored_offline(gpt4_study, template):
     assert metrics["toxicity.scorer.alt_profanity_check"].value == 1.0 and "toxicity.score" not in metrics
 
 
+@pytest.mark.slow
 def test_challenging_prompts_rebuilt_from_the_committed_recordings_keep_the_most_toxic_halves(tmp_path):
     """scripts/challenging_prompts.py on the local model's toxic-template-1 cassette: the kept halves are second
     halves of that prompt's recorded continuations, and none left out scored above the least toxic kept."""

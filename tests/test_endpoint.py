@@ -10,7 +10,6 @@ from __future__ import annotations
 import httpx2
 import openai
 import pytest
-from canned_server import CannedServer
 
 from pytest_trust.endpoint.breaker import LIMIT, Breaker
 from pytest_trust.endpoint.client import Endpoint, Model
@@ -80,9 +79,9 @@ def record(tmp_path, server, n: int = 1, retries: int = 0) -> Model:
         model.close()
 
 
-def test_an_endpoint_that_ignores_n_is_told_as_a_type_and_the_model_asks_for_seeded_answers(tmp_path):
-    with CannedServer(lambda body: f"seed {body.get('seed')}", ignore_n=True) as server:
-        answers = record(tmp_path, server, n=3)
+def test_an_endpoint_that_ignores_n_is_told_as_a_type_and_the_model_asks_for_seeded_answers(tmp_path, fake_model):
+    server = fake_model(lambda body: f"seed {body.get('seed')}", ignore_n=True)
+    answers = record(tmp_path, server, n=3)
     assert answers == ["seed 0", "seed 1", "seed 2"]
 
 

@@ -78,6 +78,7 @@ def test_a_lasting_failure_is_one_error_naming_the_cause_and_the_url_and_nothing
     assert not scenario_file(tmp_path, "m", "bench", "S").exists()
 
 
+@pytest.mark.slow
 def test_a_hung_endpoint_times_out_and_is_retried(tmp_path):
     with FaultServer(hang_seconds=3) as server:
         server.push("hang")
@@ -89,6 +90,7 @@ def test_a_hung_endpoint_times_out_and_is_retried(tmp_path):
         model.close()
 
 
+@pytest.mark.slow
 def test_the_timeout_bounds_a_whole_attempt_of_an_answer_that_trickles_in_and_counts_as_a_failure(tmp_path):
     """Each byte arrives well within the timeout (httpx's timeouts are per read), the whole answer would take
     ~12 s: every attempt is cut at 1 s, retried, and calls failing so trip the breaker. One that trickles in
@@ -308,6 +310,7 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", *args)
 
 
+@pytest.mark.slow
 def test_a_content_filter_fails_rules_cases_as_invalid_and_the_summary_says_so(hodor):
     with FaultServer(lambda body: "Hodor") as server:
         server.always = "content_filter"
@@ -323,6 +326,7 @@ def test_a_content_filter_fails_rules_cases_as_invalid_and_the_summary_says_so(h
     assert run(hodor, "--trust-limit", "2", "--block-network").parseoutcomes() == {"failed": 2}  # replays so
 
 
+@pytest.mark.slow
 def test_a_down_endpoint_stops_the_run_with_one_message(hodor):
     with FaultServer() as server:
         server.always = "503"
@@ -334,6 +338,7 @@ def test_a_down_endpoint_stops_the_run_with_one_message(hodor):
     assert "Traceback" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_an_answer_that_trickles_in_stops_the_run_at_the_timeout_and_help_says_what_it_bounds(hodor):
     with FaultServer(lambda body: "Hodor", trickle_seconds=0.05) as server:
         server.always = "trickle"
@@ -350,6 +355,7 @@ def test_an_answer_that_trickles_in_stops_the_run_at_the_timeout_and_help_says_w
            "to the answer's last byte" in help_text
 
 
+@pytest.mark.slow
 def test_errored_items_are_left_out_of_metrics_counted_and_gated(hodor):
     with FaultServer(lambda body: "Hodor") as server:
         server.push("503")  # the first item errors, the others record
@@ -364,6 +370,7 @@ def test_errored_items_are_left_out_of_metrics_counted_and_gated(hodor):
     assert report["gates"][0]["status"] == "FAIL" and result.ret == pytest.ExitCode.TESTS_FAILED
 
 
+@pytest.mark.slow
 def test_a_dead_worker_loses_only_the_item_it_was_running(hodor, monkeypatch):
     with FaultServer(lambda body: "Hodor") as server:
         run(hodor, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "12")
@@ -379,6 +386,7 @@ def test_a_dead_worker_loses_only_the_item_it_was_running(hodor, monkeypatch):
     result.stdout.fnmatch_lines(["lost: 1 item(s) whose xdist worker died while running them*"])
 
 
+@pytest.mark.slow
 def test_a_corrupt_cassette_errors_its_items_naming_it_and_rewrite_repairs_it(hodor):
     with FaultServer(lambda body: "Hodor") as server:
         run(hodor, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "2")
@@ -393,6 +401,7 @@ def test_a_corrupt_cassette_errors_its_items_naming_it_and_rewrite_repairs_it(ho
     run(hodor, "--trust-limit", "2", "--block-network").assert_outcomes(passed=2)
 
 
+@pytest.mark.slow
 def test_a_cassette_of_another_version_errors_its_items_naming_it_and_the_versions_read(hodor):
     with FaultServer(lambda body: "Hodor") as server:
         run(hodor, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "2")
@@ -408,13 +417,11 @@ def test_a_cassette_of_another_version_errors_its_items_naming_it_and_the_versio
     assert "Traceback" not in result.stdout.str() and "During handling" not in result.stdout.str()
 
 
-def test_requests_the_endpoint_rejects_one_by_one_do_not_trip_the_breaker(tmp_path):
-    from canned_server import CannedServer
-
-    with CannedServer(lambda body: "ok", reject_n=True) as server:
-        recorder, model = connect(tmp_path, server.base_url, retries=0)
-        for n in range(BREAKER + 2):  # e.g. threads probing n=k before the fallback to seeds is learnt
-            with pytest.raises(ModelError) as raised:
-                ask(recorder, model, item=f"item/{n}", n=3)
-            assert not isinstance(raised.value, EndpointDown) and "HTTP 400" in str(raised.value)
-        model.close()
+def test_requests_the_endpoint_rejects_one_by_one_do_not_trip_the_breaker(tmp_path, fake_model):
+    server = fake_model("fixed", answer="ok", reject_n=True)
+    recorder, model = connect(tmp_path, server.base_url, retries=0)
+    for n in range(BREAKER + 2):  # e.g. threads probing n=k before the fallback to seeds is learnt
+        with pytest.raises(ModelError) as raised:
+            ask(recorder, model, item=f"item/{n}", n=3)
+        assert not isinstance(raised.value, EndpointDown) and "HTTP 400" in str(raised.value)
+    model.close()

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import mirror
+from fake_model import ScriptedModel
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -95,18 +96,6 @@ def words_of(value: Any) -> list[str]:
     if isinstance(value, (list, tuple)):
         return [w for v in value for w in words_of(v)]
     return []
-
-
-class Replies:
-    """A model that gives the scripted answers in turn, the last one again once they run out."""
-
-    def __init__(self, replies: Sequence[str]) -> None:
-        self.replies = list(replies) or [""]
-        self.calls = 0
-
-    def chat(self, messages: Sequence[dict], **decoding: Any) -> str:
-        self.calls += 1
-        return self.replies[min(self.calls, len(self.replies)) - 1]
 
 
 # --- real items, loaded once -------------------------------------------------------------------------------------
@@ -190,19 +179,21 @@ def with_answer(items: st.SearchStrategy[Item]) -> st.SearchStrategy[tuple[Item,
 @FUZZ
 @given(pair=items_from(rules_items).flatmap(
     lambda item: st.tuples(st.just(item), st.lists(answers(words_of(item.inputs["params"])), min_size=1, max_size=4))))
+@pytest.mark.slow
 def test_rules_judges_any_reply(pair):
     item, replies = pair
-    model = Replies(replies)
+    model = ScriptedModel.script(*replies, then="repeat")
     result = rules.run(item, model)
     assert result.item_id == item.id
     assert isinstance(result.verdict.passed, bool)
-    assert model.calls == result.facts["turns"] <= len([r for r, _ in item.inputs["messages"] if r == "user"])
+    assert len(model.calls) == result.facts["turns"] <= len([r for r, _ in item.inputs["messages"] if r == "user"])
 
 
 @FEW
 @given(pairs=st.lists(with_answer(items_from(rules_items)), max_size=30))
+@pytest.mark.slow
 def test_rules_aggregate_takes_any_mix_of_results(pairs):
-    results = [rules.run(item, Replies([answer])) for item, answer in pairs]
+    results = [rules.run(item, ScriptedModel.fixed(answer)) for item, answer in pairs]
     assert_metrics(rules.aggregate(results))
 
 
@@ -217,14 +208,14 @@ def test_rules_items_cover_every_behaviour():
 
 def run_dt(name: str, item: Item, answer: str) -> Result | None:
     """The item's result; None for a placeholder, after checking it skips without asking the model."""
-    model = Replies([answer])
+    model = ScriptedModel.fixed(answer)
     if item.unavailable:
         with pytest.raises(Unavailable):
             PERSPECTIVES[name].run(item, model)
-        assert model.calls == 0
+        assert model.calls == []
         return None
     result = PERSPECTIVES[name].run(item, model)
-    assert model.calls == 1
+    assert len(model.calls) == 1
     assert result.item_id == item.id
     assert isinstance(result.verdict.passed, bool)
     json.dumps(result.to_dict())  # facts stay JSON-able whatever the answer
@@ -239,6 +230,7 @@ def assert_metrics(metrics: dict[str, Metric]) -> None:
 
 @needs_data
 @pytest.mark.parametrize("name", sorted(PERSPECTIVES))
+@pytest.mark.slow
 def test_dt_run_scores_any_answer(name):
     @FUZZ
     @given(pair=with_answer(items_from(lambda: dt_items(name))))
@@ -250,6 +242,7 @@ def test_dt_run_scores_any_answer(name):
 
 @needs_data
 @pytest.mark.parametrize("name", sorted(PERSPECTIVES))
+@pytest.mark.slow
 def test_dt_aggregate_takes_any_mix_of_results(name):
     """A random handful of scenarios, or every scenario at once (so headline scores get computed)."""
     def available() -> list[Item]:
@@ -334,6 +327,7 @@ def test_cassette_reader_takes_any_json(tmp_path, document):
     read_or_corrupt(fresh_file(tmp_path, "s.json", json.dumps(document).encode()))
 
 
+@pytest.mark.slow
 def test_cassette_reader_takes_near_valid_cassettes(tmp_path):
     served = []
 
@@ -407,6 +401,7 @@ def merge(scratch: Path, lines: Sequence[str], last_newline: bool, tail: bytes =
     return merged
 
 
+@pytest.mark.slow
 def test_journal_merge_takes_any_lines(tmp_path):
     merged = []
 

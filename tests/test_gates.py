@@ -248,6 +248,7 @@ def hodor_all_pass(pytester):
     ("settings: {inconclusive: pass}\n", pytest.ExitCode.OK,
      "gates passed: 0 passed, 0 failed, 2 inconclusive (not blocking)"),
 ])
+@pytest.mark.slow
 def test_an_inconclusive_gate_blocks_the_run_unless_the_setting_lets_it_pass(hodor_all_pass, setting, code, summary):
     """30 of 30 pass: Wilson's 95% interval [0.8865, 1] straddles 0.9. The 5 indirection items are too few for an
     interval that holds (metrics.MIN_N): a confidence gate on them is inconclusive, not PASS, at any level."""

@@ -18,8 +18,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from canned_server import CannedServer
 from conftest import mirror
+from fake_model import FakeModelServer
 
 from pytest_trust.attacks import missing_extra
 
@@ -119,6 +119,7 @@ def test_candidates_change_one_position_each_to_one_of_its_top_k_tokens():
         assert row[changed[0]] in (0, 2, 3)  # the top 3 of most negative gradient, id 1 excluded
 
 
+@pytest.mark.slow
 def test_disallowed_tokens_are_the_special_and_non_ascii_ones(tokenizer):
     rows = len(tokenizer) + 5
     mask = gcg.disallowed_tokens(tokenizer, rows)
@@ -132,6 +133,7 @@ def test_disallowed_tokens_are_the_special_and_non_ascii_ones(tokenizer):
     assert int(loose.sum()) < int(mask.sum())
 
 
+@pytest.mark.slow
 def test_the_initial_suffix_is_twenty_bang_tokens_where_the_message_ends(tokenizer, tiny):
     attack = gcg.Attack(tiny, tokenizer, [encryption_prompt()])
     assert attack.initial_ids(gcg.INIT_SUFFIX) == [BANG] * 20
@@ -176,6 +178,7 @@ def run_steps(tokenizer, model, state, settings, steps, path):
     return gcg.optimise(attack, state, settings, steps=steps, time_limit=None, save=lambda s: s.save(path))
 
 
+@pytest.mark.slow
 def test_the_loss_never_increases_and_a_resumed_run_equals_a_straight_one(tokenizer, tiny, tmp_path):
     settings = gcg.Settings(candidates=16, topk=32, seed=3)
     attack = gcg.Attack(tiny, tokenizer, [encryption_prompt()])
@@ -205,6 +208,7 @@ def test_the_time_limit_stops_the_attack_between_steps(tokenizer, tiny, tmp_path
     assert state.steps == 1 and lines[-1].startswith("time limit:")
 
 
+@pytest.mark.slow
 def test_a_suffix_that_wins_every_case_ends_the_attack(tokenizer, tiny):
     settings = gcg.Settings(candidates=8, topk=8)
     attack = gcg.Attack(tiny, tokenizer, [encryption_prompt("a"), encryption_prompt("b", "777")])
@@ -251,10 +255,11 @@ def leaks_when_attacked(body):
     return body["messages"][1]["content"] if attacked else "I cannot share that."
 
 
+@pytest.mark.slow
 def test_the_command_judges_optimises_checks_and_writes_the_suffix(tokenizer, tiny, model_file, tmp_path,
                                                                    data_mirror):
     lines = []
-    with CannedServer(leaks_when_attacked) as server:
+    with FakeModelServer(leaks_when_attacked) as server:
         args = attack_args(tmp_path, model_file, "--steps", "5", "--candidates", "8", "--topk", "16",
                            "--check-every", "1", "--max-cases", "2", base_url=server.base_url)
         status = gcg_run.run(args, progress=lines.append, loader=lambda path, threads: (tiny, tokenizer))
@@ -280,6 +285,7 @@ def test_the_command_judges_optimises_checks_and_writes_the_suffix(tokenizer, ti
                                   ENCRYPTION_CASE), progress=lines.append, loader=lambda path, threads: (tiny, tokenizer))
 
 
+@pytest.mark.slow
 def test_a_later_suffix_that_wins_fewer_cases_does_not_replace_the_one_that_won(tokenizer, tiny, model_file,
                                                                                  tmp_path, data_mirror):
     leaking = []  # the server leaks for the first attacked suffix it sees, and for no other
@@ -291,7 +297,7 @@ def test_a_later_suffix_that_wins_fewer_cases_does_not_replace_the_one_that_won(
         leaking[:] = leaking or [message]
         return body["messages"][1]["content"] if message == leaking[0] else "I cannot share that."
 
-    with CannedServer(reply) as server:
+    with FakeModelServer(reply) as server:
         args = attack_args(tmp_path, model_file, "--steps", "4", "--candidates", "8", "--topk", "16",
                            "--check-every", "1", "--keep-going", "--cases", ENCRYPTION_CASE, base_url=server.base_url)
         assert gcg_run.run(args, progress=lambda line: None, loader=lambda path, threads: (tiny, tokenizer)) == 0
@@ -305,6 +311,7 @@ def test_a_later_suffix_that_wins_fewer_cases_does_not_replace_the_one_that_won(
     assert state.suffix != first["suffix"] and state.loss < record["loss"] and state.checks[-1]["won"] == []
 
 
+@pytest.mark.slow
 def test_a_rerun_continues_from_the_saved_state(tokenizer, tiny, model_file, tmp_path, data_mirror):
     def run(steps, *extra):
         lines = []
@@ -349,6 +356,7 @@ def test_a_model_file_that_is_not_gguf_is_a_usage_error(tmp_path, capsys):
         assert says in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_two_steps_on_the_real_model_lower_the_loss_with_a_suffix_that_retokenises(model_file, tmp_path,
                                                                                      data_mirror):
     """The local model itself (dequantised from its GGUF), one behaviour, 2 steps of 16 candidates."""
@@ -374,6 +382,7 @@ LIVE_PORT = "18182"  # neither the recording port (18080) nor test_live_model's
 
 
 @pytest.mark.live
+@pytest.mark.slow
 def test_the_server_renders_and_tokenises_the_attacked_prompt_as_the_optimiser_does(model_file, tokenizer,
                                                                                   tmp_path):
     """llama.cpp's chat template and tokenizer against transformers' from the same GGUF: the ids optimised

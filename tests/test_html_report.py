@@ -56,6 +56,7 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path, float]
     return json.loads((out / "R.json").read_text()), page, page.stat().st_size
 
 
+@pytest.mark.slow
 def test_html_report_of_the_full_replay_renders_in_chromium(replay, tmp_path):
     report, page_path, size = replay
     assert len(report["items"]) > 4000 and {i.get("benchmark") for i in report["items"]} >= {
@@ -182,6 +183,7 @@ def figure(page, within: str, title: str) -> dict:
             const b = p.getBBox(); return b.width > 0 && b.height > 0; }).length})""")
 
 
+@pytest.mark.slow
 def test_rules_v1_charts_hold_only_pass_rates_not_gcg_failure_rates_or_p_values(tmp_path):
     """GCG's per-behaviour failure rates and McNemar p are no pass rates: drawn as behaviours they read as
     one (AccessControl's p = 1.0 a full bar), and the gcg suite, with no pass rate, an empty group."""
@@ -206,6 +208,7 @@ def test_rules_v1_charts_hold_only_pass_rates_not_gcg_failure_rates_or_p_values(
     assert behaviours["bars"] == 3  # manual's AccessControl, justask's AccessControl and Encryption
 
 
+@pytest.mark.slow
 def test_the_scorecard_axis_holds_a_95_percent_score_and_a_baseline_link_opens_its_item(tmp_path):
     """The axis runs to 100% (it ended at 80%, a 95% bar past it); ``#item-N`` from the baseline's table opens
     the item, built by the page from its payload, with its verdict and conversation (it opened a blank page)."""
@@ -236,6 +239,7 @@ def test_the_scorecard_axis_holds_a_95_percent_score_and_a_baseline_link_opens_i
             page.locator("#item-5").inner_text())
 
 
+@pytest.mark.slow
 def test_compare_headline_chart_shows_the_metrics_every_run_has(tmp_path):
     """A headline metric one run lacks would be a lone bar read as a difference; it is named, not charted."""
     a, b = tmp_path / "a.json", tmp_path / "b.json"
@@ -266,6 +270,7 @@ def test_the_pages_plotly_js_is_the_version_plotly_writes_figures_for():
     assert 'id="plotly-js"' in plotly_bundle.head()  # its hash checked: the file is the pinned one
 
 
+@pytest.mark.slow
 def test_the_board_draws_each_trend_and_its_cells_are_the_reports_numbers_sortable(tmp_path):
     """The board of four runs (model a three times, b once): a row a run whose cells hold each report's value in
     its gate's colour; a's trend lines drawn with the interval as a band and the gate's bound; sorting by a column

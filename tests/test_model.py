@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from canned_server import CannedServer
+from fake_model import FakeModelServer
 
 from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.errors import ModelError
@@ -29,7 +29,7 @@ def sample_once(tmp_path, mode, server=None, k=3):
 
 
 def test_samples_use_n_where_the_endpoint_accepts_it(tmp_path):
-    with CannedServer(seeded) as server:
+    with FakeModelServer(seeded) as server:
         answers, model = sample_once(tmp_path, RecordMode.NEW_EPISODES, server)
     assert answers == ["sample seed=7 n=3"] * 3 and len(server.requests) == 1 and model.n_supported is True
     replayed, _ = sample_once(tmp_path, RecordMode.NONE)
@@ -37,7 +37,7 @@ def test_samples_use_n_where_the_endpoint_accepts_it(tmp_path):
 
 
 def test_samples_fall_back_to_distinct_seeds_where_n_is_rejected(tmp_path):
-    with CannedServer(seeded, reject_n=True) as server:
+    with FakeModelServer(seeded, reject_n=True) as server:
         answers, model = sample_once(tmp_path, RecordMode.NEW_EPISODES, server)
     assert answers == ["sample seed=7 n=1", "sample seed=8 n=1", "sample seed=9 n=1"]
     assert [r.get("n") for r in server.requests] == [3, None, None, None] and model.n_supported is False
@@ -47,7 +47,7 @@ def test_samples_fall_back_to_distinct_seeds_where_n_is_rejected(tmp_path):
 
 def test_samples_fall_back_to_distinct_seeds_where_n_is_ignored(tmp_path):
     """One answer to n=3 is neither retried nor an error: the endpoint is taken to reject n."""
-    with CannedServer(seeded, ignore_n=True) as server:
+    with FakeModelServer(seeded, ignore_n=True) as server:
         answers, model = sample_once(tmp_path, RecordMode.NEW_EPISODES, server)
     assert answers == ["sample seed=7 n=1", "sample seed=8 n=1", "sample seed=9 n=1"]
     assert [r.get("n") for r in server.requests] == [3, None, None, None] and model.n_supported is False
@@ -55,14 +55,14 @@ def test_samples_fall_back_to_distinct_seeds_where_n_is_ignored(tmp_path):
     assert replayed == answers
 
 
-def test_endpoint_errors_are_model_errors_and_not_recorded(tmp_path):
-    with CannedServer(seeded, reject_n=True) as server:
-        recorder = Recorder(tmp_path, "m", RecordMode.NEW_EPISODES)
-        model = Model.connect("m", recorder, Endpoint(server.base_url, max_retries=0))
-        recorder.begin("bench", "S", "item/1")
-        with pytest.raises(ModelError, match="HTTP 400"):
-            model.chat(MESSAGES, n=2)
-        recorder.end()
+def test_endpoint_errors_are_model_errors_and_not_recorded(tmp_path, fake_model):
+    server = fake_model(seeded, reject_n=True)
+    recorder = Recorder(tmp_path, "m", RecordMode.NEW_EPISODES)
+    model = Model.connect("m", recorder, Endpoint(server.base_url, max_retries=0))
+    recorder.begin("bench", "S", "item/1")
+    with pytest.raises(ModelError, match="HTTP 400"):
+        model.chat(MESSAGES, n=2)
+    recorder.end()
     assert recorder.merge().items == 0
 
 

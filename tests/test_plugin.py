@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE, hodor_ids, mirror, suite_module
+from fake_model import FakeModelServer
 
 from pytest_trust.run.gc_policy import RUN_GC_THRESHOLD
 
@@ -24,8 +24,8 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", *args)
 
 
-def record(pytester: pytest.Pytester, reply: str, *args: str) -> CannedServer:
-    with CannedServer(lambda body: reply) as server:
+def record(pytester: pytest.Pytester, reply: str, *args: str) -> FakeModelServer:
+    with FakeModelServer("fixed", answer=reply) as server:
         result = run(pytester, "--record-mode=once", "--trust-base-url", server.base_url, *args)
     assert result.ret in (0, 1), result.stdout.str()
     return server
@@ -63,6 +63,7 @@ def test_record_then_replay_offline_with_network_blocked(project, monkeypatch):
     result.stdout.fnmatch_lines(["*pytest-trust*", "rules_v1.systematic *100.00%*n too small*n=3*", "items: 3 passed*"])
 
 
+@pytest.mark.slow
 def test_a_replay_loads_neither_the_http_stack_nor_the_openai_client_nor_vcrpy(project):
     """Replay reads answers by digest (recording/replay.py): httpx2, the client and vcrpy cost 0.5 s and 48 MB a
     process; filelock, 0.8 MB, is loaded only when there are journals to merge."""
@@ -81,6 +82,7 @@ def pytest_unconfigure(config):
     assert loaded[:3] == ["httpx2", "openai", "vcr"]  # a run that may record: all three
 
 
+@pytest.mark.slow
 def test_the_run_leaves_its_objects_frozen_to_the_process_exit(project):
     """The interpreter's last collection would walk and free them one by one (2 s after the main job); a handler
     registered before the plugin's, as this conftest's is, runs after it."""
@@ -94,6 +96,7 @@ atexit.register(lambda: pathlib.Path("frozen.txt").write_text(str(gc.get_freeze_
     assert int((project.path / "frozen.txt").read_text()) > 10_000
 
 
+@pytest.mark.slow
 def test_an_items_call_and_teardown_reports_share_one_list_of_curated_properties(project):
     """Made once an item (a list and its tuples, two reports an item: 1.5 MB over the gpt-4-0314 stereotype run)."""
     record(project, "Hodor", "--trust-limit", "3")
@@ -107,6 +110,7 @@ def test_an_items_call_and_teardown_reports_share_one_list_of_curated_properties
         assert ("verdict", "pass") in call and call is teardown
 
 
+@pytest.mark.slow
 def test_the_cyclic_collector_runs_less_often_while_items_run_and_as_before_after(project):
     record(project, "Hodor", "--trust-limit", "3")
     project.makeconftest("""
@@ -125,6 +129,7 @@ def pytest_unconfigure(config):
     assert during == RUN_GC_THRESHOLD > 700 == after  # Python's default, restored
 
 
+@pytest.mark.slow
 def test_failed_gate_fails_the_run_even_when_every_item_passes(project):
     record(project, "Hodor", "--trust-limit", "3")
     thresholds(project, "default:\n  rules_v1.systematic: {max: 0.5}\n")
@@ -134,6 +139,7 @@ def test_failed_gate_fails_the_run_even_when_every_item_passes(project):
     result.stdout.fnmatch_lines(["rules_v1.systematic *<= 0.5*100.00%*FAIL", "gates FAILED: 0 passed, 1 failed"])
 
 
+@pytest.mark.slow
 def test_soft_mode_exits_zero_on_item_failures_when_gates_pass(project):
     record(project, "I will not say that.", "--trust-limit", "3")
     thresholds(project, "default:\n  rules_v1.systematic: {max: 0.5}\n")
@@ -145,6 +151,7 @@ def test_soft_mode_exits_zero_on_item_failures_when_gates_pass(project):
     assert run(project, "--trust-limit", "3").ret == pytest.ExitCode.TESTS_FAILED  # the gate still fails
 
 
+@pytest.mark.slow
 def test_miss_is_an_error_naming_the_item_and_how_to_record_it(project):
     (project.path / "cassettes" / "canned" / "rules_v1").mkdir(parents=True)  # recorded, but not this item
     result = run(project, "--trust-limit", "1", "--trust-soft", "--block-network")
@@ -160,6 +167,7 @@ def test_miss_is_an_error_naming_the_item_and_how_to_record_it(project):
     assert "Traceback" not in result.stdout.str() and "During handling" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_recorded_only_replays_a_recorded_subset_and_leaves_the_rest_out(project):
     """The unrecorded items are never built (not collected, so not deselected either); one line counts them."""
     record(project, "Hodor", "--trust-limit", "3")
@@ -172,6 +180,7 @@ def test_recorded_only_replays_a_recorded_subset_and_leaves_the_rest_out(project
     assert run(project, "--block-network", "--trust-soft").ret == pytest.ExitCode.TESTS_FAILED  # else: misses
 
 
+@pytest.mark.slow
 def test_a_model_with_no_recordings_is_one_message_not_one_miss_per_item(project):
     result = run(project, "--trust-limit", "5", "--block-network")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -182,6 +191,7 @@ def test_a_model_with_no_recordings_is_one_message_not_one_miss_per_item(project
     assert listed.ret == pytest.ExitCode.OK and "5 tests collected" in listed.outlines[-1], listed.stdout.str()
 
 
+@pytest.mark.slow
 def test_decodingtrust_recorded_model_without_cassettes_names_the_import_command(pytester, data_mirror):
     pytester.makepyfile(test_ood=suite_module("ood", "ood"))
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "gpt-4-0314",
@@ -215,6 +225,7 @@ def test_no_model_is_a_usage_error(project):
     result.stderr.fnmatch_lines(["*no model named: pass --model NAME*"])
 
 
+@pytest.mark.slow
 def test_help_lists_the_trust_options(project):
     result = project.runpytest_subprocess("--help")
     result.stdout.fnmatch_lines(["pytest-trust*", "*--model=NAME*", "*--trust-base-url=URL*", "*--trust-data=DIR*",
@@ -224,6 +235,7 @@ def test_help_lists_the_trust_options(project):
     markers.stdout.fnmatch_lines(["@pytest.mark.rules: *", "@pytest.mark.rules_v1: *"])
 
 
+@pytest.mark.slow
 def test_malformed_case_is_an_error_not_a_failure(project):
     project.makeconftest(custom_rules_suite("bad-1", "Ronan, hi"))
     project.makepyfile(test_suite=suite_module("custom", "rules"))
@@ -235,6 +247,7 @@ def test_malformed_case_is_an_error_not_a_failure(project):
 
 
 @pytest.mark.skipif(mirror() is None, reason="no data mirror: set PYTEST_TRUST_DATA")
+@pytest.mark.slow
 def test_parallel_replay_gives_the_same_metrics(pytester, monkeypatch):
     monkeypatch.setenv("PYTEST_TRUST_DATA", str(mirror()))
     pytester.makepyfile(test_suite=RULES_SUITE)
@@ -243,7 +256,7 @@ def test_parallel_replay_gives_the_same_metrics(pytester, monkeypatch):
         last = body["messages"][-1]["content"]
         return ["Correct", "I cannot share that.", "Verified", "tie"][sum(map(ord, last)) % 4]
 
-    with CannedServer(reply) as server:
+    with FakeModelServer(reply) as server:
         recorded = run(pytester, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "2")
     assert recorded.ret in (0, 1)
     reports = {}
@@ -258,6 +271,7 @@ def test_parallel_replay_gives_the_same_metrics(pytester, monkeypatch):
     assert reports["0"]["metrics"]["rules.score"]["n"] > 0
 
 
+@pytest.mark.slow
 def test_json_report_has_items_metrics_gates_and_run_metadata(project):
     record(project, "Hodor", "--trust-limit", "2")
     thresholds(project, "default:\n  rules_v1.systematic: {min: 0.5}\n  rules.score: {min: 0.5}\n")
@@ -276,6 +290,7 @@ def test_json_report_has_items_metrics_gates_and_run_metadata(project):
     assert item["id"] in hodor_ids()
 
 
+@pytest.mark.slow
 def test_strict_flag_overrides_a_soft_thresholds_file(project):
     record(project, "I will not say that.", "--trust-limit", "2")
     thresholds(project, "settings: {soft: true}\ndefault:\n  rules_v1.systematic: {max: 0.5}\n")
@@ -283,6 +298,7 @@ def test_strict_flag_overrides_a_soft_thresholds_file(project):
     assert run(project, "--trust-limit", "2", "--trust-strict").ret == pytest.ExitCode.TESTS_FAILED
 
 
+@pytest.mark.slow
 def test_corrupt_data_file_is_one_message_naming_it(pytester, monkeypatch):
     import lzma
 
@@ -298,8 +314,9 @@ def test_corrupt_data_file_is_one_message_naming_it(pytester, monkeypatch):
     assert "Traceback" not in result.stdout.str() and "During handling" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_recording_with_workers_merges_every_worker_journal(project):
-    with CannedServer(lambda body: "Hodor") as server:
+    with FakeModelServer("fixed", answer="Hodor") as server:
         recorded = run(project, "-n", "2", "--record-mode=once", "--trust-base-url", server.base_url,
                        "--trust-limit", "6")
     recorded.assert_outcomes(passed=6)
@@ -308,6 +325,7 @@ def test_recording_with_workers_merges_every_worker_journal(project):
     run(project, "--trust-limit", "6", "--block-network").assert_outcomes(passed=6)
 
 
+@pytest.mark.slow
 def test_a_suite_deselected_by_marker_does_not_load_its_items(project, monkeypatch):
     """-m rules_v1 must not load another suite's items: here that suite's data cannot even load."""
     project.makepyfile(test_other=RULES_SUITE)  # RuLES needs the data mirror, which this run lacks
@@ -318,6 +336,7 @@ def test_a_suite_deselected_by_marker_does_not_load_its_items(project, monkeypat
     assert "cannot load suite" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_profiles_size_the_run_and_do_not_combine_with_a_limit(project):
     record(project, "Hodor", "--trust-profile", "smoke")
     result = run(project, "--trust-profile", "smoke", "--block-network", "--trust-report", "smoke.json")
@@ -327,6 +346,7 @@ def test_profiles_size_the_run_and_do_not_combine_with_a_limit(project):
     assert run(project, "--trust-profile", "smoke", "--trust-limit", "5").ret == pytest.ExitCode.USAGE_ERROR
 
 
+@pytest.mark.slow
 def test_a_suite_module_naming_an_unknown_suite_is_one_message(pytester):
     pytester.makepyfile(test_suite=suite_module("no-such-suite", "rules_v1"))
     result = run(pytester)
@@ -335,6 +355,7 @@ def test_a_suite_module_naming_an_unknown_suite_is_one_message(pytester):
     assert "Traceback" not in result.stdout.str() and "_hookexec" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_relative_data_path_is_resolved_where_pytest_started_once_for_every_subprocess(pytester, monkeypatch):
     """PYTEST_TRUST_DATA=../shared/data must mean the same directory to a subprocess started elsewhere
     (pytester's runs, xdist workers), not be resolved again from wherever that one starts."""
@@ -357,6 +378,7 @@ def test_a_subprocess_started_elsewhere_sees_the_same_mirror():
     run(pytester, "test_env.py").assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_the_trust_data_ini_option_is_taken_from_the_rootdir_and_a_missing_mirror_is_a_usage_error(pytester,
                                                                                                   monkeypatch):
     found = mirror()  # before the variable goes: without it, only an ini option beside the checkout finds one
@@ -386,12 +408,14 @@ def test_the_trust_data_ini_option_is_taken_from_the_rootdir_and_a_missing_mirro
     (["--trust-timeout", "-5"], "--trust-timeout must be a positive number of seconds, not -5.0"),
     (["--trust-soft", "--trust-strict"], "--trust-soft and --trust-strict contradict each other: pass one of them*"),
 ])
+@pytest.mark.slow
 def test_contradictory_or_impossible_options_are_usage_errors(project, args, message):
     result = run(project, *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{message}"])
 
 
+@pytest.mark.slow
 def test_the_record_command_of_a_miss_keeps_the_cassette_folder(project):
     (project.path / "elsewhere" / "canned" / "rules_v1").mkdir(parents=True)
     result = run(project, "--trust-limit", "1", "--block-network", "--trust-cassettes", "elsewhere")
@@ -409,6 +433,7 @@ def hodor_recorded(project):
     return project
 
 
+@pytest.mark.slow
 def test_gates_of_a_full_selection_pass_and_unselected_benchmarks_do_not_fail_the_run(hodor_recorded):
     result = run(hodor_recorded, "--block-network")
     assert result.ret == pytest.ExitCode.OK
@@ -420,6 +445,7 @@ def test_gates_of_a_full_selection_pass_and_unselected_benchmarks_do_not_fail_th
                                                                       "ood.score*>= 0.5*-*NOT SELECTED"])
 
 
+@pytest.mark.slow
 def test_a_partial_selection_fails_its_gates_saying_why_unless_partial_runs_are_allowed(hodor_recorded):
     indirection = [item_id.rsplit("/", 1)[1] for item_id in hodor_ids("Indirection")]
     not_indirection = f"not ({' or '.join(indirection)})"
@@ -439,6 +465,7 @@ def test_a_partial_selection_fails_its_gates_saying_why_unless_partial_runs_are_
                                    "2 not selected")])
 
 
+@pytest.mark.slow
 def test_failing_items_are_one_account_per_scenario_and_pytest_detail_comes_on_request(project):
     record(project, "I will not say that.", "--trust-limit", "4")
     project.makepyfile(test_other="def test_other():\n    assert 1 == 2, 'an ordinary test'\n")
@@ -458,6 +485,7 @@ def test_failing_items_are_one_account_per_scenario_and_pytest_detail_comes_on_r
         assert "failing items by scenario (each one is reported above;" in detailed
 
 
+@pytest.mark.slow
 def test_a_selected_benchmark_without_recordings_fails_the_run_naming_the_command_that_records_it(project):
     """Selected means required: a CI job whose recordings are missing for one benchmark must not go green."""
     record(project, "Hodor")
@@ -475,6 +503,7 @@ def test_a_selected_benchmark_without_recordings_fails_the_run_naming_the_comman
     opted_out.stdout.fnmatch_lines(["rules: 1 items deselected, no recordings of canned for rules*"])
 
 
+@pytest.mark.slow
 def test_the_account_shows_how_the_failing_answers_begin(pytester, data_mirror, monkeypatch):
     """A reason quoting a long answer shows its first characters, escaped, not '...': the part a reader needs."""
     monkeypatch.setenv("PYTEST_TRUST_DATA", str(data_mirror))  # not --trust-data DIR: pytest takes DIR for a rootdir
@@ -486,6 +515,7 @@ def test_the_account_shows_how_the_failing_answers_begin(pytester, data_mirror, 
                                  "       1x answered 'The movie, as\\x1b[2J...': counted as a refusal, expected *"])
 
 
+@pytest.mark.slow
 def test_the_limit_is_named_by_its_unit_in_the_help_and_the_summary(project):
     """--trust-limit cuts per cassette file (for RuLES a rule file, not one of its scenarios): one word for it."""
     help_text = " ".join(run(project, "--help").stdout.str().split())
@@ -497,6 +527,7 @@ def test_the_limit_is_named_by_its_unit_in_the_help_and_the_summary(project):
     result.stdout.fnmatch_lines([header])
 
 
+@pytest.mark.slow
 def test_no_benchmark_data_is_one_message_per_run_naming_a_missing_ini_folder(pytester, monkeypatch):
     """No mirror, no cache, no download: one message with the fix, not one per suite; an ini option set to a
     folder that does not exist is said to be set, not unset."""
@@ -520,6 +551,7 @@ def test_no_benchmark_data_is_one_message_per_run_naming_a_missing_ini_folder(py
     assert errors.count("the error loading suite ") == 2  # the other suites point at the one message
 
 
+@pytest.mark.slow
 def test_a_corrupt_cassette_is_named_once_in_the_summary_with_its_fix(project):
     """Under the README's CI flags (-q --tb=no) pytest prints only bare ERROR lines: the summary names the file."""
     record(project, "Hodor", "--trust-limit", "3")
@@ -540,6 +572,7 @@ def test_a_typo_in_a_thresholds_key_gets_a_did_you_mean(project):
                                  "'rules_v1.systematic.harmles'; did you mean 'rules_v1.systematic.harmless'?")])
 
 
+@pytest.mark.slow
 def test_a_typo_in_the_model_name_gets_a_did_you_mean(project):
     (project.path / "cassettes" / "canned" / "rules_v1").mkdir(parents=True)
     result = project.runpytest_subprocess("-p", "no:cacheprovider", "--model", "caned", "--block-network")
@@ -548,6 +581,7 @@ def test_a_typo_in_the_model_name_gets_a_did_you_mean(project):
                                  "canned? (recorded models under *cassettes: canned)")])
 
 
+@pytest.mark.slow
 def test_a_marker_selection_that_selects_nothing_names_the_markers(project):
     result = run(project, "-m", "rules_v2", "--block-network")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED

@@ -17,8 +17,8 @@ import textwrap
 import httpx2
 import openai
 import pytest
-from canned_server import completion
 from conftest import ROOT
+from fake_model import completion
 from vcr.serialize import deserialize
 from vcr.serializers import jsonserializer
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 import textwrap
+import types
 
 import pytest
-from fault_server import FaultServer
+from fake_model import FakeModelServer
 
 from pytest_trust.benchmarks import BENCHMARKS, SETTINGS, SUITES, register
 from pytest_trust.benchmarks.spec import Benchmark, Setting, Suite
@@ -61,6 +62,7 @@ def install(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, entry: s
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
 
 
+@pytest.mark.slow
 def test_an_installed_benchmark_runs_with_its_marker_option_and_gates(pytester, monkeypatch):
     install(pytester, monkeypatch)
     pytester.makepyfile(test_tiny=textwrap.dedent('''
@@ -76,7 +78,7 @@ def test_an_installed_benchmark_runs_with_its_marker_option_and_gates(pytester, 
     pytester.runpytest_subprocess("--help").stdout.fnmatch_lines(["*--trust-tiny-strict*tiny: judge strictly*"])
 
     answers = {"Say yes.": "yes", "Say no.": "no", "Say maybe.": "perhaps"}
-    with FaultServer(lambda body: answers[body["messages"][-1]["content"]]) as server:
+    with FakeModelServer(lambda body: answers[body["messages"][-1]["content"]]) as server:
         recorded = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-m", "tiny", "--model", "m",
                                                  "--record-mode=once", "--trust-base-url", server.base_url)
     recorded.assert_outcomes(passed=2, failed=1)
@@ -93,6 +95,7 @@ def test_an_installed_benchmark_runs_with_its_marker_option_and_gates(pytester, 
     strict.stdout.fnmatch_lines(["*tiny_strict*"])  # another value than the default is a deviation, named
 
 
+@pytest.mark.slow
 def test_an_installed_benchmark_that_cannot_load_is_one_usage_error(pytester, monkeypatch):
     install(pytester, monkeypatch, entry="tiny = tinybench:NO_SUCH_OBJECT")
     result = pytester.runpytest_subprocess("--collect-only")
@@ -112,6 +115,16 @@ def test_every_built_in_suite_is_its_benchmark_s_and_every_setting_defaults_to_u
         "rules": "trust_rules.yaml"}  # custom_rules' file: the project's own input, not an upstream choice
 
 
+def test_the_packaged_suite_module_takes_every_suite_and_fails_a_case_with_its_reason():
+    from pytest_trust.items import Verdict
+    from pytest_trust.suites import test_trust
+
+    assert test_trust.TRUST_SUITE == "*"
+    test_trust.test_trust(types.SimpleNamespace(verdict=Verdict(True, "kept the secret")))
+    with pytest.raises(AssertionError, match="^repeated the secret$"):
+        test_trust.test_trust(types.SimpleNamespace(verdict=Verdict(False, "repeated the secret")))
+
+
 def test_a_benchmark_whose_name_suite_or_setting_clashes_is_refused():
     def nothing(*args):
         return []
@@ -127,6 +140,7 @@ def test_a_benchmark_whose_name_suite_or_setting_clashes_is_refused():
     assert "other" not in BENCHMARKS
 
 
+@pytest.mark.slow
 def test_the_packaged_suites_run_an_installed_benchmark_from_a_folder_without_suite_modules(pytester, monkeypatch):
     """`pytest --pyargs pytest_trust.suites`: no test file in the project; its folder is the rootdir, so the
     recordings land in its cassettes/ and its thresholds.yaml gates the run."""
@@ -135,7 +149,7 @@ def test_the_packaged_suites_run_an_installed_benchmark_from_a_folder_without_su
     args = ["-p", "no:cacheprovider", "--pyargs", "pytest_trust.suites", "-m", "tiny", "--model", "m"]
     listed = pytester.runpytest_subprocess(*args[:4], "-m", "tiny", "--collect-only", "-q")
     listed.stdout.fnmatch_lines(["*test_trust.py::test_trust[[]tiny/q1[]]", "3 tests collected*"])
-    with FaultServer(lambda body: "yes") as server:
+    with FakeModelServer("fixed", answer="yes") as server:
         recorded = pytester.runpytest_subprocess(*args, "--record-mode=once", "--trust-base-url", server.base_url,
                                                  "--trust-soft")
     recorded.assert_outcomes(passed=1, failed=2)
@@ -146,11 +160,12 @@ def test_the_packaged_suites_run_an_installed_benchmark_from_a_folder_without_su
     assert replayed.ret == pytest.ExitCode.TESTS_FAILED
 
 
+@pytest.mark.slow
 def test_a_packaged_item_s_record_hint_runs_as_printed(pytester, monkeypatch):
     """Under --pyargs a node id is relative to the installed package: the hint selects the item with -k instead."""
     install(pytester, monkeypatch)
     args = ["-p", "no:cacheprovider", "--pyargs", "pytest_trust.suites", "-m", "tiny", "--model", "m"]
-    with FaultServer(lambda body: "yes") as server:
+    with FakeModelServer("fixed", answer="yes") as server:
         pytester.runpytest_subprocess(*args, "-k", "q1", "--record-mode=once", "--trust-base-url", server.base_url)
         missed = pytester.runpytest_subprocess(*args, "--block-network", "-rE")
         missed.stdout.fnmatch_lines([("*record it with: pytest --pyargs pytest_trust.suites -m tiny -k tiny/q2 --model m "

@@ -17,8 +17,8 @@ from datetime import date
 import httpx2
 import numpy as np
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE, hodor_ids
+from fake_model import FakeModelServer
 from openai._utils._json import openapi_dumps
 
 from pytest_trust.benchmarks.decodingtrust.stereotype.aggregate import Cell, Packed, type_draws
@@ -127,7 +127,7 @@ def test_a_recording_replays_the_same_answers(tmp_path, decoding):
     """Recorded as the client serializes requests; replayed by the canonical text's digest with no HTTP client
     where the body is plain JSON (a tuple is not: that request goes through the client and the transport's
     parse), the same answers either way."""
-    with CannedServer(lambda body: f"answer to {len(body['messages'])} messages") as server:
+    with FakeModelServer(lambda body: f"answer to {len(body['messages'])} messages") as server:
         recorded, transport, _ = play_once(tmp_path, RecordMode.NEW_EPISODES, server, **decoding)
     assert not transport.replay_only  # a recording transport sends what the client serialized
     replayed, transport, seen = play_once(tmp_path, RecordMode.NONE, **decoding)
@@ -163,6 +163,7 @@ def pytest_collection_modifyitems(items):  # a plugin's pass over the collection
 """
 
 
+@pytest.mark.slow
 def test_items_without_a_recording_are_never_built(pytester, monkeypatch):
     """pytest's own passes (its fixtures' sort by parameter, -k, -m) and other plugins' see the recorded items only,
     in every xdist worker too: the others are left out as the suite is parametrized, so nothing is deselected, and
@@ -171,7 +172,7 @@ def test_items_without_a_recording_are_never_built(pytester, monkeypatch):
     pytester.makeconftest(SEEN_BY_OTHERS)
     seen = pytester.path / "seen.txt"
     monkeypatch.setenv("SEEN_FILE", str(seen))
-    with CannedServer(lambda body: "Hodor") as server:
+    with FakeModelServer("fixed", answer="Hodor") as server:
         recorded = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--model", "canned", "--trust-limit", "3",
                                                  "--record-mode=once", "--trust-base-url", server.base_url)
     recorded.assert_outcomes(passed=3)
@@ -254,6 +255,7 @@ def test_the_stereotype_draws_are_rates_of_the_resampled_prompts():
         assert r == pytest.approx(sum(s[2] / s[0] for s in sums.values()) / len(sums), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_a_suite_left_with_no_recorded_item_is_deselected_not_skipped(pytester):
     """pytest makes one 'empty parameter set' placeholder of a test parametrized with nothing: a suite whose every item
     --trust-recorded-only left out shows as deselected, not as a skipped test."""

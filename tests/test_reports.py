@@ -14,8 +14,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE
+from fake_model import FakeModelServer
 
 from pytest_trust import cli
 from pytest_trust.items import Item
@@ -44,7 +44,7 @@ def reply(body: dict) -> str:
 
 @pytest.fixture
 def recorded(project: pytest.Pytester) -> pytest.Pytester:
-    with CannedServer(reply) as server:
+    with FakeModelServer(reply) as server:
         result = run(project, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "6")
     assert result.ret in (0, 1), result.stdout.str()
     project.path.joinpath("thresholds.yaml").write_text(
@@ -62,6 +62,7 @@ def properties(case: ET.Element) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
+@pytest.mark.slow
 def test_junit_has_curated_item_properties_and_gates_as_test_cases(recorded, workers):
     """The result payload reaches the controller (the JSON report has every verdict) yet stays out of the XML."""
     xml_path, report_path = recorded.path / "junit.xml", recorded.path / "report.json"
@@ -99,6 +100,7 @@ def test_junit_has_curated_item_properties_and_gates_as_test_cases(recorded, wor
     assert int(suite.get("failures")) == failed + 1 and int(suite.get("tests")) == 8
 
 
+@pytest.mark.slow
 def test_a_gate_that_did_not_run_is_a_skipped_test_case(recorded):
     recorded.path.joinpath("thresholds.yaml").write_text("default:\n  rules.score: {min: 0.1}\n")
     xml_path = recorded.path / "junit.xml"
@@ -107,6 +109,7 @@ def test_a_gate_that_did_not_run_is_a_skipped_test_case(recorded):
     assert gate.find("skipped") is not None and "not computed" in gate.find("skipped").get("message")
 
 
+@pytest.mark.slow
 def test_user_properties_of_a_suite_stay_beside_the_curated_ones(recorded):
     recorded.makepyfile(test_suite=HODOR_SUITE.replace(
         "def test_hodor(trust_result):", "def test_hodor(trust_result, record_property):\n"
@@ -118,6 +121,7 @@ def test_user_properties_of_a_suite_stay_beside_the_curated_ones(recorded):
             assert properties(case)["team"] == "safety" and properties(case)["benchmark"] == "rules_v1"
 
 
+@pytest.mark.slow
 def test_html_and_markdown_files_are_written_at_the_end_of_the_run(recorded):
     """Relative paths are the invocation directory's, as for every path a user passes."""
     result = run(recorded, "--trust-limit", "6", "--trust-html", "out/report.html", "--trust-markdown", "out/pr.md",
@@ -408,15 +412,16 @@ def test_a_report_that_cannot_be_written_leaves_no_temporary_file_and_names_the_
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_the_summary_says_which_scores_are_partial_and_why_in_a_sentence(pytester, data_mirror, monkeypatch):
     """Not "partial: fairness.score lacks not run in full: ...": the partial scores, then why, as a gate says it."""
-    from canned_server import CannedServer
     from conftest import suite_module
+    from fake_model import FakeModelServer
 
     monkeypatch.setenv("PYTEST_TRUST_DATA", str(data_mirror))
     pytester.makepyfile(test_fairness=suite_module("fairness", "fairness"))
     args = ("-p", "no:cacheprovider", "--model", "canned", "--trust-limit", "4", "-k", "zero_shot_br_0.0")
-    with CannedServer(lambda body: "yes") as server:
+    with FakeModelServer("fixed", answer="yes") as server:
         pytester.runpytest_subprocess(*args, "--record-mode=once", "--trust-base-url", server.base_url)
     result = pytester.runpytest_subprocess(*args, "--block-network")
     unwrapped = re.sub(r"\n    ", " ", result.stdout.str())  # the summary wraps a long line to the terminal's width

@@ -8,9 +8,8 @@ import json
 
 import numpy as np
 import pytest
-from canned_server import CannedServer
 from conftest import mirror
-from scripted_model import FakeModel
+from fake_model import FakeModelServer, ScriptedModel
 
 from pytest_trust.benchmarks import SUITES
 from pytest_trust.benchmarks.rules_detection import aggregate, load_items, messages, metric_keys, run
@@ -54,7 +53,7 @@ def item(record=RECORD, behavior="Encryption"):
 
 
 def test_the_request_is_upstreams_prompt_with_the_rules_and_the_last_two_messages():
-    model = FakeModel("fail")
+    model = ScriptedModel.fixed("fail")
     run(item(), model)
     [(sent, decoding)] = model.calls
     assert sent == [{"role": "user", "content": EXPECTED_REQUEST}]  # no system message: --system_message None
@@ -87,7 +86,7 @@ def test_the_parse_is_upstreams(answer, prediction, unexpected):
     ("I cannot tell.", True, True),  # a fail prediction, right by upstream's rule, and counted as unexpected
 ])
 def test_a_verdict_passes_when_the_prediction_is_the_label(answer, passed, unexpected):
-    result = run(item(), FakeModel(answer))
+    result = run(item(), ScriptedModel.fixed(answer))
     assert result.verdict.passed is passed
     assert (result.facts["label"], result.facts["unexpected"]) == ("fail", unexpected)
     assert result.facts["source_model"] == "gpt-4-0613" and result.facts["behavior"] == "Encryption"
@@ -95,7 +94,7 @@ def test_a_verdict_passes_when_the_prediction_is_the_label(answer, passed, unexp
 
 @pytest.mark.parametrize("answer, refused", [(Answer("pass", "content_filter"), True), (Answer(None), False)])
 def test_a_withheld_answer_is_invalid_and_counts_as_the_wrong_prediction(answer, refused):
-    result = run(item(), FakeModel(answer))
+    result = run(item(), ScriptedModel.fixed(answer))
     assert (result.verdict.passed, result.verdict.invalid, result.verdict.refused) == (False, True, refused)
     assert result.facts["prediction"] is None
     metrics = aggregate([result])
@@ -219,6 +218,7 @@ def test_rules_detection(trust_result):
 """
 
 
+@pytest.mark.slow
 def test_m_rules_detection_collects_every_conversation_and_replays_a_recorded_judge(pytester, monkeypatch):
     """End to end: a canned judge answering "pass" is recorded, then replayed offline; the summary's accuracy
     is the share of sampled conversations that passed."""
@@ -232,7 +232,7 @@ def test_m_rules_detection_collects_every_conversation_and_replays_a_recorded_ju
     assert collected.ret == 0, collected.stdout.str()
     ids = [line for line in collected.stdout.lines if line.startswith("test_detection.py::")]
     assert len(ids) == 1098 and "1098/1099 tests collected (1 deselected)" in collected.stdout.str()
-    with CannedServer(lambda body: "Pass") as server:
+    with FakeModelServer("fixed", answer="Pass") as server:
         recorded = pytester.runpytest_subprocess(*base, "--trust-limit", "1", "--record-mode=once",
                                                  "--trust-base-url", server.base_url)
     assert recorded.ret in (0, 1), recorded.stdout.str()

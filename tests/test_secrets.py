@@ -1,6 +1,6 @@
 """No credential reaches a recorded file, and `pytest-trust audit` finds any that did.
 
-The end-to-end tests record against a real HTTP server (tests/canned_server.py) with a fake key, a
+The end-to-end tests record against a real HTTP server (tests/fake_model.py) with a fake key, a
 fake organisation id and credentials in the base URL, then read every byte the run left on disk; one
 records from an endpoint that echoes the key in its error (tests/fault_server.py) and reads every report
 and the terminal output.
@@ -16,8 +16,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE
+from fake_model import FakeModelServer
 from fault_server import FaultServer
 from vcr.request import Request
 
@@ -171,7 +171,7 @@ def test_scrub_request_on_a_vcrpy_request():
 
 
 def test_live_capture_records_a_clean_request_and_sends_the_credentials():
-    with PathRecordingServer(lambda body: "Hodor") as server:
+    with FakeModelServer("fixed", answer="Hodor") as server:
         base = server.base_url.replace("http://", f"http://{USER}:{PASSWORD}@")
         capture = LiveCapture()
         capture.attach()
@@ -188,22 +188,6 @@ def test_live_capture_records_a_clean_request_and_sends_the_credentials():
 
 # --- end to end: a recording run leaves no credential on disk ----------------------------------
 
-class PathRecordingServer(CannedServer):
-    """The canned server, also keeping each request's path and query (where ``?api-key=`` travels)."""
-
-    def __init__(self, responder) -> None:
-        super().__init__(responder)
-        self.paths: list[str] = []
-        paths, handler = self.paths, self.httpd.RequestHandlerClass
-
-        class Recording(handler):
-            def do_POST(self) -> None:
-                paths.append(self.path)
-                super().do_POST()
-
-        self.httpd.RequestHandlerClass = Recording
-
-
 @pytest.fixture
 def credentials(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
@@ -212,9 +196,9 @@ def credentials(monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
 
-def record_with(pytester: pytest.Pytester, query: str) -> tuple[PathRecordingServer, pytest.RunResult]:
+def record_with(pytester: pytest.Pytester, query: str) -> tuple[FakeModelServer, pytest.RunResult]:
     pytester.makepyfile(test_suite=HODOR_SUITE)
-    with PathRecordingServer(lambda body: "Hodor") as server:
+    with FakeModelServer("fixed", answer="Hodor") as server:
         base = server.base_url.replace("http://", f"http://{USER}:{PASSWORD}@") + query
         result = run(pytester, "--record-mode=once", "--trust-base-url", base, "--trust-limit", "3")
     return server, result
@@ -251,6 +235,7 @@ def _lower(headers: dict) -> dict:
     return {k.lower(): v for k, v in headers.items()}
 
 
+@pytest.mark.slow
 def test_recording_with_credentials_leaves_none_on_disk(pytester, credentials, monkeypatch, capsys):
     server, result = record_with(pytester, "")
     result.assert_outcomes(passed=3)
@@ -269,6 +254,7 @@ def test_recording_with_credentials_leaves_none_on_disk(pytester, credentials, m
     assert leaks_on_disk(pytester.path) == []
 
 
+@pytest.mark.slow
 def test_a_query_string_credential_reaches_the_endpoint_but_not_the_disk(pytester, credentials, monkeypatch,
                                                                          capsys):
     server, result = record_with(pytester, f"?api-key={QUERY_SECRET}")
@@ -282,6 +268,7 @@ def test_a_query_string_credential_reaches_the_endpoint_but_not_the_disk(pyteste
     assert_replays_offline(pytester, monkeypatch)
 
 
+@pytest.mark.slow
 def test_audit_flags_a_leaked_key_in_a_recorded_folder(pytester, credentials, capsys):
     record_with(pytester, "")
     cassettes = pytester.path / "cassettes"
@@ -300,6 +287,7 @@ REPORTS = {"--trust-report": "r.json", "--junitxml": "j.xml", "--trust-html": "r
 
 
 @pytest.mark.parametrize("userinfo", [False, True], ids=["bearer-key", "basic-userinfo"])
+@pytest.mark.slow
 def test_a_key_the_endpoint_echoes_reaches_no_report_and_not_the_terminal(pytester, credentials, capsys, userinfo):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     with FaultServer(lambda body: "Hodor") as server:
@@ -326,7 +314,7 @@ def test_one_capture_serves_every_recording_transport_and_unpatches_when_the_las
     """vcrpy patches httpx2's transport class while its cassette is open: the model's and a scorer's transports
     share one, so neither restores the other's patch; the class is as it was once both have closed."""
     original = httpx2.HTTPTransport.handle_request
-    with PathRecordingServer(lambda body: "Hodor") as server:
+    with FakeModelServer("fixed", answer="Hodor") as server:
         capture = LiveCapture()
         capture.attach()  # the model's transport
         capture.attach()  # a scorer's

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE, mirror, suite_module
+from fake_model import FakeModelServer
 
 from pytest_trust.cli import main
 from pytest_trust.results.shards import shard_of
@@ -38,7 +38,7 @@ def recorded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
         last = body["messages"][-1]["content"]
         return ["Hodor", "Hodor", "Correct", "I cannot share that."][sum(map(ord, last)) % 4]
 
-    with CannedServer(reply) as server:
+    with FakeModelServer(reply) as server:
         result = run(pytester, "--record-mode=once", "--trust-base-url", server.base_url, "--trust-limit", "2")
     assert result.ret in (0, 1), result.stdout.str()
     pytester.path.joinpath("thresholds.yaml").write_text(
@@ -47,6 +47,7 @@ def recorded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
     return pytester
 
 
+@pytest.mark.slow
 def test_shards_merged_equal_the_unsharded_run(recorded, capsys):
     whole = run(recorded, "--trust-limit", "2", "--block-network", "--trust-report", "whole.json")
     assert whole.ret == 1  # rules_v1.systematic.helpful fails its gate
@@ -81,6 +82,7 @@ def test_shards_merged_equal_the_unsharded_run(recorded, capsys):
     assert merged["run"]["shards"] == ["1/3", "2/3", "3/3"] and merged["run"]["shard"] is None
 
 
+@pytest.mark.slow
 def test_a_shard_is_the_same_slice_every_time(recorded):
     slices = []
     for _ in range(2):
@@ -89,6 +91,7 @@ def test_a_shard_is_the_same_slice_every_time(recorded):
     assert slices[0] == slices[1] and slices[0]
 
 
+@pytest.mark.slow
 def test_merge_refuses_a_shard_given_twice_or_missing(recorded, capsys):
     for index in (1, 2):
         run(recorded, "--trust-limit", "2", "--block-network", "--trust-shard", f"{index}/3",
@@ -105,6 +108,7 @@ def test_merge_refuses_a_shard_given_twice_or_missing(recorded, capsys):
 
 
 @pytest.mark.parametrize("value", ["0/3", "4/3", "a/b", "3"])
+@pytest.mark.slow
 def test_a_bad_shard_is_a_usage_error(pytester, value):
     pytester.makepyfile(test_hodor=HODOR_SUITE)
     result = run(pytester, "--trust-shard", value)

@@ -14,8 +14,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE, ROOT, suite_module
+from fake_model import FakeModelServer
 
 from pytest_trust import cli
 from pytest_trust.benchmarks.decodingtrust.common import classification_messages
@@ -89,6 +89,7 @@ def test_a_missing_non_utf8_or_empty_file_is_a_usage_error_naming_it(tmp_path, c
     assert str(raised.value).startswith(expected.format(path=tmp_path / "prompt.txt"))
 
 
+@pytest.mark.slow
 def test_a_bad_prompt_file_stops_the_run_with_exit_status_4_and_one_message(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.path.joinpath("prompt.txt").write_bytes(b"caf\xe9")
@@ -121,13 +122,14 @@ def recorded(pytester: pytest.Pytester) -> tuple[pytest.Pytester, list[dict]]:
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.path.joinpath("a.txt").write_text(PROMPT_A + "\n")
     pytester.path.joinpath("b.txt").write_text(PROMPT_B + "\n")
-    with CannedServer(answer) as server:
+    with FakeModelServer(answer) as server:
         for prompt in ([], ["--trust-system-prompt", "a.txt"], ["--trust-system-prompt", "b.txt"]):
             result = run(pytester, "--record-mode=once", "--trust-base-url", server.base_url, *prompt)
             assert result.ret in (0, 1), result.stdout.str()
     return pytester, server.requests
 
 
+@pytest.mark.slow
 def test_each_prompt_records_into_its_own_folder_and_replays_from_it(recorded, capsys):
     pytester, requests = recorded
     rules = SCENARIOS["Hodor"]({}).prompt
@@ -169,6 +171,7 @@ def test_each_prompt_records_into_its_own_folder_and_replays_from_it(recorded, c
     assert cli.main(["audit", cassettes]) == 0
 
 
+@pytest.mark.slow
 def test_the_new_prompt_against_the_old_prompts_report_and_the_hook_in_conftest(recorded):
     """The prompt-change workflow: main's prompt A is the baseline, the pull request's B names what it flips.
     A conftest.py hook building B's text replays B's recordings; the option wins over the hook."""
@@ -194,6 +197,7 @@ def test_the_new_prompt_against_the_old_prompts_report_and_the_hook_in_conftest(
     assert json.loads((pytester.path / "opt.json").read_text())["run"]["system_prompt"]["source"] == "a.txt"
 
 
+@pytest.mark.slow
 def test_a_hook_returning_something_else_than_text_is_a_usage_error(pytester):
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.makeconftest("def pytest_trust_system_prompt(config):\n    return 42\n")
@@ -202,13 +206,14 @@ def test_a_hook_returning_something_else_than_text_is_a_usage_error(pytester):
     result.stderr.fnmatch_lines(["*pytest_trust_system_prompt in conftest.py returned int, not the prompt's text*"])
 
 
-def test_xdist_workers_send_the_controllers_prompt(pytester):
+@pytest.mark.slow
+def test_xdist_workers_send_the_controllers_prompt(pytester, fake_model):
     """A prompt built in code may differ per process (here by pid): the run must still send one prompt."""
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.makeconftest("import os\ndef pytest_trust_system_prompt(config):\n"
                           "    return f'Deployment built by process {os.getpid()}.'\n")
-    with CannedServer(lambda body: "Hodor") as server:
-        result = run(pytester, "-n", "2", "--record-mode=once", "--trust-base-url", server.base_url)
+    server = fake_model("fixed", answer="Hodor")
+    result = run(pytester, "-n", "2", "--record-mode=once", "--trust-base-url", server.base_url)
     result.assert_outcomes(passed=8)
     prompts = {body["messages"][0]["content"].split(SEPARATOR)[0] for body in server.requests}
     assert len(prompts) == 1 and len(server.requests) >= 8
@@ -241,6 +246,7 @@ def live_health() -> bool:
 
 
 @pytest.mark.live
+@pytest.mark.slow
 def test_a_prompt_change_against_the_local_model_recorded_replayed_and_compared(pytester, tmp_path):
     """Two prompts recorded from the real model side by side, both replayed offline, and the pull request's
     replay against the main branch's report names exactly the items whose verdict flipped."""

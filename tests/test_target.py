@@ -92,6 +92,7 @@ def broken(messages, params):
 
 
 @pytest.mark.live
+@pytest.mark.slow
 def test_an_application_over_the_local_model_records_then_replays_without_it(pytester, tmp_path):
     require_local_model()
     env = {**os.environ, "PYTEST_TRUST_SERVER_DIR": str(tmp_path)}

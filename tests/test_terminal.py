@@ -1,7 +1,6 @@
 """How the summary prints a metric: scores on the papers' 0-100 scale, differences as numbers."""
 
 import pytest
-from canned_server import CannedServer
 from conftest import HODOR_SUITE
 
 from pytest_trust.report.terminal import failing_account, format_metric, format_value, reason_pattern, scenario_of
@@ -124,16 +123,17 @@ LONG_GATES = ("rules_v1.systematic.category.obfuscation.helpful", "rules_v1.syst
 
 
 @pytest.mark.parametrize("columns", [100, 60])
-def test_the_summary_fits_the_terminal_and_keeps_its_numbers_aligned(pytester, monkeypatch, columns):
+@pytest.mark.slow
+def test_the_summary_fits_the_terminal_and_keeps_its_numbers_aligned(pytester, monkeypatch, columns, fake_model):
     """pytest's width (COLUMNS here) bounds every line of the summary; a name longer than its column (at 60, the
     gates' and metrics' long keys) takes its own line with its numbers below, in the same columns as the rest."""
     pytester.makepyfile(test_suite=HODOR_SUITE)
     pytester.path.joinpath("thresholds.yaml").write_text(
         "default:\n" + "".join(f"  {key}: {{min: 0.2}}\n" for key in LONG_GATES))
     monkeypatch.setenv("COLUMNS", str(columns))
-    with CannedServer(lambda body: "No." if len(body["messages"][-1]["content"]) % 3 == 0 else "Hodor") as server:
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "--model", "m", "--record-mode=once",
-                                               "--trust-base-url", server.base_url)
+    server = fake_model(lambda body: "No." if len(body["messages"][-1]["content"]) % 3 == 0 else "Hodor")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "--model", "m", "--record-mode=once",
+                                           "--trust-base-url", server.base_url)
     lines = result.stdout.lines
     summary = lines[next(i for i, line in enumerate(lines) if "pytest-trust" in line):]
     assert max(len(line) for line in summary) <= columns, "\n".join(summary)

@@ -60,6 +60,7 @@ def test_answers_record_in_their_own_namespace_and_replay_offline_without_the_ke
     assert len(server.requests) == 1
 
 
+@pytest.mark.slow
 def test_429_with_retry_after_and_a_5xx_are_retried_by_the_client(server):
     server.faults.extend(["429-retry-after", "503"])
     moderation = scorer(server, max_retries=2)

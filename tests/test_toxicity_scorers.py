@@ -13,6 +13,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from fake_model import FakeModelServer
 from fault_server import FaultServer
 
 from pytest_trust import scorers
@@ -195,6 +196,7 @@ def test_before_its_closing_date_a_perspective_failure_is_the_usual_error():
 
 # --- a scorer installed from another package ----------------------------------------------------------------
 
+@pytest.mark.slow
 def test_an_installed_scorer_is_selectable_named_in_the_report_and_html_and_its_baseline_is_not_compared(
         pytester, monkeypatch, data_mirror):
     install(pytester, monkeypatch)
@@ -204,7 +206,7 @@ def test_an_installed_scorer_is_selectable_named_in_the_report_and_html_and_its_
               "--trust-dt-samples", "2", "--model", "m", f"--trust-data={data_mirror}", "--trust-soft"]
     help_text = pytester.runpytest_subprocess("--help")
     help_text.stdout.fnmatch_lines(["*--trust-toxicity-scorer={offline,perspective,openai-moderation,keywords}*"])
-    with FaultServer(lambda body: "You stupid idiot.") as server:
+    with FakeModelServer("fixed", answer="You stupid idiot.") as server:
         offline = pytester.runpytest_subprocess(*common, "--record-mode=once", "--trust-base-url", server.base_url,
                                                 "--trust-toxicity-scorer", "offline", "--trust-report", "base.json")
     assert offline.ret == 0, offline.stdout.str()[-2000:]
@@ -222,6 +224,7 @@ def test_an_installed_scorer_is_selectable_named_in_the_report_and_html_and_its_
     assert replayed.ret != 0  # settings inconclusive: block, the default
 
 
+@pytest.mark.slow
 def test_an_installed_scorer_that_cannot_load_is_one_usage_error(pytester, monkeypatch):
     install(pytester, monkeypatch, "keywords = keywordscorer:MISSING")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--collect-only")
