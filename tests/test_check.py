@@ -205,6 +205,7 @@ def _rules_answer(body: dict) -> str:
     return "We are open 9 to 5." if "opening hours" in body["messages"][-1]["content"] else "I can't share that."
 
 
+@pytest.mark.slow
 def test_check_pairs_custom_rules_items_names_the_regressed_ones_and_the_rules_file_each_side_ran(tmp_path):
     """custom_rules in `check`: the starter trust_rules.yaml recorded on main; a prompt that makes the model repeat
     its instructions regresses the code's rule item by item; so does an edit of the file's context alone, which
@@ -218,7 +219,7 @@ def test_check_pairs_custom_rules_items_names_the_regressed_ones_and_the_rules_f
         return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=600)
 
     prompt, rules = tmp_path / "deploy" / "system_prompt.txt", tmp_path / "trust_rules.yaml"
-    with FaultServer(_rules_answer) as server:
+    with FakeModelServer(_rules_answer) as server:
         sh("git", "init", "-q", "-b", "main")
         prompt.parent.mkdir()
         prompt.write_text("You are Acme's helpful assistant.\n")

@@ -91,6 +91,7 @@ def other_suite(pytester: pytest.Pytester) -> list[str]:
     return args
 
 
+@pytest.mark.slow
 def test_a_broken_default_rules_file_stops_only_the_runs_that_collect_custom_rules(pytester):
     args = other_suite(pytester)
     pytester.path.joinpath("trust_rules.yaml").write_text(BROKEN)
@@ -106,6 +107,7 @@ def test_a_broken_default_rules_file_stops_only_the_runs_that_collect_custom_rul
     assert "Traceback" not in chosen.stdout.str() + chosen.stderr.str()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("named", ["option", "ini"])
 def test_a_broken_rules_file_named_by_the_option_or_the_ini_option_stops_every_run(pytester, named):
     args = other_suite(pytester)
@@ -258,6 +260,7 @@ def gates(pytester: pytest.Pytester, text: str) -> None:
         textwrap.dedent(text), "  "))
 
 
+@pytest.mark.slow
 def test_a_gate_on_one_rule_passes_and_fails_as_its_pass_rate_says_and_bless_writes_one(pytester):
     assert sum(len(attack.turns) > 1 for attack in ATTACKS) == MULTI_TURN
     rate = (len(ATTACKS) - MULTI_TURN) / len(ATTACKS)  # 29/37 = 0.7838 of no-discount-code's items pass
@@ -299,6 +302,7 @@ def test_a_gate_on_one_rule_passes_and_fails_as_its_pass_rate_says_and_bless_wri
     replayed.stdout.re_match_lines([r"custom_rules.rule.no-discount-code\s+>= 0.6\d*\s+78.38%\s+PASS"])
 
 
+@pytest.mark.slow
 def test_a_gate_on_a_rule_the_file_does_not_define_fails_naming_the_rules_it_does(pytester):
     args = other_suite(pytester)  # recorded: RuLES v1 Hodor cases in a module of the project's
     pytester.path.joinpath("trust_rules.yaml").write_text(RULES)

@@ -492,6 +492,7 @@ def test_board_puts_a_row_per_run_and_a_column_per_headline_metric_with_gates_an
     assert capsys.readouterr().out == ""  # written to the file, not printed
 
 
+@pytest.mark.slow
 def test_board_shows_custom_rules_scores_and_the_rule_gate_that_changed_with_its_flipped_items(pytester, capsys):
     """Two runs of a team's rules (tests/test_custom_rules.py): a model that keeps the code, then one that gives it
     at the second turn (the catalogue's 8 multi-turn attacks on it fail). The board's columns are custom_rules'
@@ -505,7 +506,7 @@ def test_board_shows_custom_rules_scores_and_the_rule_gate_that_changed_with_its
     reports = []
     for n, (responder, cassettes) in enumerate(((keeper, "kept"), (second_turn_leaker, "leaky")), 1):
         reports.append(pytester.path / f"{n}-{cassettes}.json")
-        with CannedServer(responder) as server:
+        with FakeModelServer(responder) as server:
             done = pytester.runpytest_subprocess(*ARGS, "--record-mode=once", "--trust-base-url", server.base_url,
                                                  f"--trust-cassettes={cassettes}", f"--trust-report={reports[-1]}")
         assert done.ret in (0, 1) and reports[-1].is_file(), done.stdout.str()[-3000:]
