@@ -18,7 +18,7 @@ class Item:
 
     id: str
     benchmark: str
-    scenario: str
+    cassette: str
     inputs: Mapping[str, Any]
     decoding: Mapping[str, Any]
     expected: Any = None

@@ -321,7 +321,7 @@ def pytest_runtestloop(session: pytest.Session) -> Iterator[object]:
     trust = _session(session.config)
     config = trust.config
     if trust.recorder is not None and not config.record_mode.can_record:
-        trust.recorder.expect(Counter((found.benchmark, found.scenario) for found in map(_trust_item, session.items)
+        trust.recorder.expect(Counter((found.benchmark, found.cassette) for found in map(_trust_item, session.items)
                                       if found is not None and not found.unavailable))
     if (config.concurrency > 1 and config.record_mode.can_record and trust.worker is None and session.items
             and not session.config.option.collectonly):

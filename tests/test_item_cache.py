@@ -20,7 +20,7 @@ class Builder:
 
     def __call__(self) -> list[Item]:
         self.calls += 1
-        return [Item(id=f"s/{i}", benchmark="b", scenario="s", inputs={"i": i}, decoding={"temperature": 0})
+        return [Item(id=f"s/{i}", benchmark="b", cassette="s", inputs={"i": i}, decoding={"temperature": 0})
                 for i in range(self.n)]
 
 
@@ -77,14 +77,14 @@ def test_a_folder_that_cannot_be_written_costs_speed_only(tmp_path: Path) -> Non
 
 def interleaved() -> list[Item]:
     """Two scenarios whose items alternate: the list's order is not the scenarios' order."""
-    return [Item(id=f"{s}/{i}", benchmark="b", scenario=s, inputs={"i": i}, decoding={}) for i in range(4) for s in "ab"]
+    return [Item(id=f"{s}/{i}", benchmark="b", cassette=s, inputs={"i": i}, decoding={}) for i in range(4) for s in "ab"]
 
 
 def test_a_cut_sees_one_scenario_at_a_time_and_its_items_keep_the_lists_order(tmp_path: Path, monkeypatch) -> None:
     seen: list[set[str]] = []
 
     def cut(block: list[Item]) -> list[Item]:  # read back, it sees each item's ItemKey only
-        seen.append({item.scenario for item in block})
+        seen.append({item.cassette for item in block})
         return [item for item in block if int(item.id.split("/")[1]) % 2 == 0]
 
     expected = [item for item in interleaved() if item.inputs["i"] % 2 == 0]
@@ -102,14 +102,14 @@ def test_a_cut_sees_one_scenario_at_a_time_and_its_items_keep_the_lists_order(tm
 def test_a_scenario_skip_leaves_out_is_stepped_over_unread_unless_it_holds_an_item_that_says_why_it_skips(
         tmp_path: Path, monkeypatch) -> None:
     def items() -> list[Item]:
-        return [*interleaved(), Item(id="c/0", benchmark="b", scenario="c", inputs={"i": 0}, decoding={},
+        return [*interleaved(), Item(id="c/0", benchmark="b", cassette="c", inputs={"i": 0}, decoding={},
                                      unavailable="its inputs are absent upstream")]
 
     asked: list[tuple[str, int]] = []
 
-    def skip(scenario: str, count: int) -> bool:
-        asked.append((scenario, count))
-        return scenario in ("b", "c")
+    def skip(cassette: str, count: int) -> bool:
+        asked.append((cassette, count))
+        return cassette in ("b", "c")
 
     cached_items(tmp_path, "suite", {}, None, items)  # stored whole
     read = cached_items(tmp_path, "suite", {}, None, list, None, skip)
@@ -124,7 +124,7 @@ def test_a_stepped_over_scenario_is_not_unpickled(tmp_path: Path, monkeypatch) -
     loads: list[int] = []
     real = pickle.load
     monkeypatch.setattr(pickle, "load", lambda handle: loads.append(1) or real(handle))
-    cached_items(tmp_path, "suite", {}, None, list, None, lambda scenario, count: scenario == "b")
+    cached_items(tmp_path, "suite", {}, None, list, None, lambda cassette, count: cassette == "b")
     assert len(loads) == 2  # the header and scenario "a"
 
 
@@ -222,7 +222,7 @@ class FromMirror:
     def __call__(self) -> list[Item]:
         self.calls += 1
         lines = self.store.read_text("rules", ASSET).splitlines()
-        return [Item(id=f"s/{n}", benchmark="b", scenario="s", inputs={"line": line}, decoding={})
+        return [Item(id=f"s/{n}", benchmark="b", cassette="s", inputs={"line": line}, decoding={})
                 for n, line in enumerate(lines)]
 
 

@@ -11,8 +11,8 @@ from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.run.selection import Selection, marker_lines
 
 
-def item(scenario: str, number: int) -> Item:
-    return Item(id=f"{scenario}/{number}", benchmark="bench", scenario=scenario, inputs={}, decoding={})
+def item(cassette: str, number: int) -> Item:
+    return Item(id=f"{cassette}/{number}", benchmark="bench", cassette=cassette, inputs={}, decoding={})
 
 
 def recorded(tmp_path: Path, ids: list[str]) -> Recorder:

@@ -44,7 +44,7 @@ class Unrecorded:
     marks it, so its replay skips with ``reason`` (the exception ``errors.NotRecorded``) instead of missing."""
 
     benchmark: str
-    scenario: str
+    cassette: str
     reason: str
     item_id: str | None = None
     files: tuple[str, ...] = field(default_factory=tuple)  # recording files looked for and absent

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 PACKAGE = Path(__file__).resolve().parent.parent
 OFF = "PYTEST_TRUST_ITEM_CACHE"  # set to 0 to build every time
-FORMAT = "by-scenario-chunked-4"  # the file's layout, part of its key
+FORMAT = "by-cassette-chunked-4"  # the file's layout, part of its key
 # items a pickle: the main job keeps 9,051 of 264,197 items, spread through their scenarios, and unpickles 31,000;
 # a chunk's items still share the objects they have in common (a demonstration repeated on every item of a
 # scenario), so the file is 1.2x the size of one pickle a scenario, where one pickle an item would be 2.7x
@@ -51,7 +51,7 @@ class ItemKey(NamedTuple):
 
     id: str
     benchmark: str
-    scenario: str
+    cassette: str
     unavailable: str
 
 
@@ -109,19 +109,19 @@ def cached_items(folder: Path, suite: str, settings: Mapping[str, Any], data: Pa
     return _cut(items, cut, skip)
 
 
-def _scenarios(items: Sequence[Any]) -> dict[str, list[int]]:
+def _cassettes(items: Sequence[Any]) -> dict[str, list[int]]:
     """Each scenario's positions in ``items``, in order."""
     positions: dict[str, list[int]] = {}
     for position, item in enumerate(items):
-        positions.setdefault(item.scenario, []).append(position)
+        positions.setdefault(item.cassette, []).append(position)
     return positions
 
 
 def _cut(items: list[Any], cut: Cut | None, skip: Skip | None = None) -> list[Any]:
     if cut is None and skip is None:
         return items
-    kept = [pair for scenario, positions in _scenarios(items).items()
-            if skip is None or _has_unavailable([items[p] for p in positions]) or not skip(scenario, len(positions))
+    kept = [pair for cassette, positions in _cassettes(items).items()
+            if skip is None or _has_unavailable([items[p] for p in positions]) or not skip(cassette, len(positions))
             for pair in _kept(positions, [items[p] for p in positions], cut)]
     return _ordered(kept)
 
@@ -153,8 +153,8 @@ def _read(path: Path, cut: Cut | None, skip: Skip | None) -> list[Any] | None:
                 return None
             start = HEADER_AT.size
             kept: list[tuple[int, Any]] = []
-            for scenario, positions, keys, sizes in header:  # one at a time: what ``cut`` drops is never read
-                kept += _read_scenario(handle, start, positions, keys, sizes, cut, skip)
+            for cassette, positions, keys, sizes in header:  # one at a time: what ``cut`` drops is never read
+                kept += _read_cassette(handle, start, positions, keys, sizes, cut, skip)
                 start += sum(sizes)
     except FileNotFoundError:
         return None
@@ -163,11 +163,11 @@ def _read(path: Path, cut: Cut | None, skip: Skip | None) -> list[Any] | None:
     return _ordered(kept)
 
 
-def _read_scenario(handle: Any, start: int, positions: list[int], keys: list[ItemKey], sizes: list[int],
+def _read_cassette(handle: Any, start: int, positions: list[int], keys: list[ItemKey], sizes: list[int],
                    cut: Cut | None, skip: Skip | None) -> list[tuple[int, Any]]:
     """The items ``cut`` keeps of the scenario stored from ``start``, each with its position in the whole list:
     only the chunks that hold one are unpickled."""
-    if skip is not None and not _has_unavailable(keys) and skip(keys[0].scenario, len(keys)):
+    if skip is not None and not _has_unavailable(keys) and skip(keys[0].cassette, len(keys)):
         return []
     wanted = range(len(keys)) if cut is None else [n for n, _ in _kept(range(len(keys)), keys, cut)]
     offsets = [start]
@@ -181,7 +181,7 @@ def _read_scenario(handle: Any, start: int, positions: list[int], keys: list[Ite
     for n in wanted:
         item = chunks[n // CHUNK][n % CHUNK]
         if item.id != keys[n].id:  # a file that is not what its header says: rebuilt
-            raise ValueError(f"item {n} of {keys[n].scenario} is {item.id}, not {keys[n].id}")
+            raise ValueError(f"item {n} of {keys[n].cassette} is {item.id}, not {keys[n].id}")
         kept.append((positions[n], item))
     return kept
 
@@ -196,15 +196,15 @@ def _store(folder: Path, suite: str, path: Path, items: list[Any]) -> None:
         header = []
         with os.fdopen(fd, "wb") as handle:
             handle.write(bytes(HEADER_AT.size))  # where the header starts, written once it is known
-            for scenario, positions in _scenarios(items).items():
+            for cassette, positions in _cassettes(items).items():
                 block = [items[p] for p in positions]
                 sizes = []
                 for first in range(0, len(block), CHUNK):
                     start = handle.tell()
                     pickle.dump(block[first:first + CHUNK], handle, protocol=pickle.HIGHEST_PROTOCOL)
                     sizes.append(handle.tell() - start)
-                keys = [ItemKey(item.id, item.benchmark, item.scenario, item.unavailable) for item in block]
-                header.append((scenario, positions, keys, sizes))
+                keys = [ItemKey(item.id, item.benchmark, item.cassette, item.unavailable) for item in block]
+                header.append((cassette, positions, keys, sizes))
             at = handle.tell()
             pickle.dump(header, handle, protocol=pickle.HIGHEST_PROTOCOL)
             handle.seek(0)

@@ -40,8 +40,8 @@ def model_dir(root: Path, model: str) -> Path:
     return root / re.sub(r"[^A-Za-z0-9._+=-]", "_", model)
 
 
-def scenario_file(root: Path, model: str, benchmark: str, scenario: str) -> Path:
-    return model_dir(root, model) / benchmark / f"{scenario}.json"
+def cassette_file(root: Path, model: str, benchmark: str, cassette: str) -> Path:
+    return model_dir(root, model) / benchmark / f"{cassette}.json"
 
 
 def read_cassette(path: Path) -> dict[str, list[Interaction]]:

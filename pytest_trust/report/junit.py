@@ -11,7 +11,7 @@ from .run_report import RunReport
 
 def item_properties(trust_item: Item, properties: list[tuple[str, object]]) -> list[tuple[str, object]]:
     """What a JUnit reader shows for a trust item: where it is from and what was decided, not the payload."""
-    out: list[tuple[str, object]] = [_shared("benchmark", trust_item.benchmark), _shared("scenario", trust_item.scenario)]
+    out: list[tuple[str, object]] = [_shared("benchmark", trust_item.benchmark), _shared("scenario", trust_item.cassette)]
     for name, value in properties:
         if name == RESULT_PROPERTY and isinstance(value, dict):
             verdict = value["verdict"]

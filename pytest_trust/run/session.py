@@ -119,10 +119,10 @@ class TrustSession:
             self._items[suite_name] = items
         return self._items[suite_name]
 
-    def _skips(self, benchmark: str, scenario: str, count: int) -> bool:
+    def _skips(self, benchmark: str, cassette: str, count: int) -> bool:
         """A scenario left out whole, unread (``Selection.skips``), counted as --trust-limit would cut it."""
         limit = self.config.limit
-        return self.selection.skips(benchmark, scenario, count if limit is None else min(count, limit))
+        return self.selection.skips(benchmark, cassette, count if limit is None else min(count, limit))
 
     def _cut(self, items: list[Item]) -> list[Item]:
         """--trust-limit, then the selection's filters: of a whole suite or of one scenario's items, to the same
@@ -349,14 +349,14 @@ class TrustSession:
 
 
 def seeded_subset(items: list[Item], limit: int, seed: int) -> list[Item]:
-    """Up to ``limit`` items per cassette file (``Item.scenario``), the same ones for the same seed, in their
+    """Up to ``limit`` items per cassette file (``Item.cassette``), the same ones for the same seed, in their
     original order."""
-    by_scenario: dict[str, list[Item]] = defaultdict(list)
+    by_cassette: dict[str, list[Item]] = defaultdict(list)
     for item in items:
-        by_scenario[item.scenario].append(item)
+        by_cassette[item.cassette].append(item)
     keep: set[str] = set()
-    for scenario, group in by_scenario.items():
-        rng = random.Random(f"{seed}:{scenario}")
+    for cassette, group in by_cassette.items():
+        rng = random.Random(f"{seed}:{cassette}")
         ids = sorted(item.id for item in group)
         keep.update(rng.sample(ids, min(limit, len(ids))))
     return [item for item in items if item.id in keep]
