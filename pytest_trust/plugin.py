@@ -316,7 +316,7 @@ def trust_result(trust_item: Item, trust_session: TrustSession) -> Iterator[Any]
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> Iterator[object]:
     """--trust-concurrency: play the run's items in threads first; pytest then reports them in order. A replay
-    learns how many items of each scenario it will play, to let each file's answers go after its last. The cyclic
+    learns how many items of each cassette file it will play, to let each file's answers go after its last. The cyclic
     collector runs less often while the items run (``RUN_GC_THRESHOLD``)."""
     trust = _session(session.config)
     config = trust.config

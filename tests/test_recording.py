@@ -264,7 +264,7 @@ def test_a_journal_reopened_after_close_is_a_new_locked_file(tmp_path):
     assert list(read_cassette(model_root / "bench" / "A.json")) == ["suite/A/1", "suite/A/2"]
 
 
-# --- a damaged file affects only its own scenario ---------------------------------------------------
+# --- a damaged file affects only its own items ------------------------------------------------------
 
 
 def test_a_corrupt_cassette_is_reported_and_the_others_are_merged(tmp_path):
@@ -342,7 +342,7 @@ def test_a_damaged_journal_line_is_reported_and_kept_and_the_rest_merged(tmp_pat
     assert not (model_root / "etc").exists() and not (tmp_path / "etc").exists()
 
 
-def test_a_corrupt_scenario_fails_only_its_own_items_every_time(tmp_path):
+def test_a_corrupt_cassette_file_fails_only_its_own_items_every_time(tmp_path):
     record_item(tmp_path, "suite/A/1", cassette="A")
     record_item(tmp_path, "suite/B/1", cassette="B")
     broken = cassette_file(tmp_path, "m", "bench", "A")

@@ -97,8 +97,8 @@ class TrustSession:
 
     def items(self, suite_name: str) -> list[Item]:
         """A suite's items, built once (then read from the user cache), cut to --trust-limit per cassette file and
-        to what the selection keeps, scenario by scenario: the uncut list is never held whole (once built), and a
-        scenario the selection leaves out whole is not even read."""
+        to what the selection keeps, file by file: the uncut list is never held whole (once built), and a
+        file the selection leaves out whole is not even read."""
         if suite_name not in self._items:
             suite = SUITES[suite_name]
             cut = self._cut if self.config.limit is not None or self.selection.filters else None
@@ -120,12 +120,12 @@ class TrustSession:
         return self._items[suite_name]
 
     def _skips(self, benchmark: str, cassette: str, count: int) -> bool:
-        """A scenario left out whole, unread (``Selection.skips``), counted as --trust-limit would cut it."""
+        """A cassette unit left out whole, unread (``Selection.skips``), counted as --trust-limit would cut it."""
         limit = self.config.limit
         return self.selection.skips(benchmark, cassette, count if limit is None else min(count, limit))
 
     def _cut(self, items: list[Item]) -> list[Item]:
-        """--trust-limit, then the selection's filters: of a whole suite or of one scenario's items, to the same
+        """--trust-limit, then the selection's filters: of a whole suite or of one cassette unit's items, to the same
         effect."""
         if self.config.limit is not None:
             items = seeded_subset(items, self.config.limit, self.config.seed)
