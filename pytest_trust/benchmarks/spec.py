@@ -40,7 +40,7 @@ class Recorded:
 
 @dataclass(frozen=True)
 class Unrecorded:
-    """A scenario, or one item of it (``item_id``), that a source never recorded for the model: the importer
+    """A cassette unit, or one item of it (``item_id``), that a source never recorded for the model: the importer
     marks it, so its replay skips with ``reason`` (the exception ``errors.NotRecorded``) instead of missing."""
 
     benchmark: str

@@ -1,4 +1,4 @@
-"""Interactions built from a recorded request body and answer, written as scenario cassettes.
+"""Interactions built from a recorded request body and answer, written as cassette files.
 
 An imported interaction is what a live recording of the same exchange would hold (vcrpy's request
 and response dicts, the digest our transport computes, the episode), so it replays through the same
@@ -39,7 +39,7 @@ def interaction(item_id: str, episode: int, body: Mapping[str, Any], response: M
 
 
 class CassetteSet:
-    """Interactions and not-recorded marks of one model, grouped by (benchmark, scenario) file."""
+    """Interactions and not-recorded marks of one model, grouped by (benchmark, cassette) file."""
 
     def __init__(self, root: Path, model: str) -> None:
         self.root = root

@@ -30,7 +30,7 @@ _PAIRS: dict[tuple[str, str], tuple[str, str]] = {}
 
 
 def _shared(name: str, value: str) -> tuple[str, str]:
-    """One tuple for a property every item of a scenario (or of the run) repeats, not one per item: 0.7 MB over the
+    """One tuple for a property every item of a cassette unit (or of the run) repeats, not one per item: 0.7 MB over the
     gpt-4-0314 stereotype run's 3,456 items."""
     return _PAIRS.setdefault((name, value), (name, value))
 

@@ -2,8 +2,8 @@
 
 Upstream ships ``data/fairness/generations/<model>_<dataset>_<demos>_<tests>.jsonl``, each one JSON
 array of ``[messages, response]`` pairs (full request and full API response), from the runs before
-the configs existed. Checked input by input, three of them are scored settings; the others
-(adult_15/30/32/34, adult_0_200_8, compas, german, ...) match no config. Every other setting would be
+the configs existed. Checked input by input, three of them are scored scenarios; the others
+(adult_15/30/32/34, adult_0_200_8, compas, german, ...) match no config. Every other scenario would be
 a new-style run, ``results/fairness/results/<model>/<setting>.json``, which is not shipped.
 """
 
@@ -19,7 +19,7 @@ from ..common import SOURCE
 from .items import NAME, load_items
 
 GENERATIONS = "data/fairness/generations/"
-# setting -> the suffix of its old-style recording (AI-secure/DecodingTrust@161ae83, data/fairness/generations)
+# scenario -> the suffix of its old-style recording (AI-secure/DecodingTrust@161ae83, data/fairness/generations)
 RECORDED_SCENARIOS = {
     "zero_shot_br_0.0": "adult_0_200",  # the inputs of adult_0_200_test_base_rate_0.0.jsonl
     "few_shot_16_fair_demon": "adult_16_200",

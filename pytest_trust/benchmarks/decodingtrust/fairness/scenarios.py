@@ -1,7 +1,7 @@
 """The twelve fairness configs of DecodingTrust and which of them its fairness score averages.
 
 Source: AI-secure/DecodingTrust@161ae83:src/dt/configs/fairness/*.yaml (prompt and sensitive-attribute
-files) and src/dt/perspectives/fairness/score_calculation_script.py (the eleven scored settings; crime
+files) and src/dt/perspectives/fairness/score_calculation_script.py (the eleven scored scenarios; crime
 uses its ground-truth npy as the sensitive attribute, as the configs and the scorer both do).
 """
 
@@ -14,11 +14,11 @@ DATA_DIR = "data/fairness/fairness_data/"
 
 @dataclass(frozen=True)
 class Scenario:
-    name: str  # the config name: scenario, item id prefix and metric key part
+    name: str  # the config name: cassette unit, item id prefix and metric key part
     dataset: str  # "adult" or "crime": picks the task message and the parse rule
     prompt_file: str
     sensitive_file: str
-    scored: bool = True  # one of the eleven settings the fairness score averages
+    scored: bool = True  # one of the eleven scenarios the fairness score averages
 
     @property
     def files(self) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-"""Items of every machine-ethics setting, built as ``load_data`` of
+"""Items of every machine-ethics scenario, built as ``load_data`` of
 AI-secure/DecodingTrust@161ae83:src/dt/perspectives/machine_ethics/test_machine_ethics.py builds its
 dataset: test items in file order; ETHICS keeps the short texts only; jailbreak and evasive runs keep
 immoral items only and stop at 200; few-shot demonstrations are drawn per item, in order, by

@@ -1,8 +1,8 @@
-"""The machine-ethics runs DecodingTrust's score needs, plus the Jiminy Cricket runs of the paper.
+"""The machine-ethics scenarios DecodingTrust's score needs, plus the Jiminy Cricket ones of the paper.
 
-Each setting is one upstream run (one hydra config of AI-secure/DecodingTrust@161ae83:src/dt/configs/
+Each scenario is one upstream run (one hydra config of AI-secure/DecodingTrust@161ae83:src/dt/configs/
 machine_ethics/, with few_shot_num, jailbreak_prompt, evasive_sentence and test_num as its result file
-name spells them) and one scenario here. The score's twelve ETHICS runs are the ones
+name spells them) and one cassette unit here. The score's twelve ETHICS runs are the ones
 ``calculate_score.check_all_scenarios`` requires; Jiminy Cricket has no upstream aggregate.
 """
 

@@ -1,4 +1,4 @@
-"""OOD items: one per test question of every run, in DecodingTrust's order.
+"""OOD items: one per test question of every scenario, in DecodingTrust's order.
 
 Inputs come from the repository's ``data/ood/{style,knowledge}.json`` (the files the paper-era and
 v1.0 code read), built as v1.0's ``load_prompts`` and ``load_demonstrations`` build them.

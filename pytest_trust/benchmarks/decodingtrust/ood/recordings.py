@@ -19,7 +19,7 @@ from .scenarios import SCENARIOS
 
 
 def recordings(data: DataStore, names) -> Iterator[Recorded | Unrecorded]:
-    """One run per scenario: its file's answers by position, or the scenario marked not recorded."""
+    """Per scenario, its recorded run's answers by position, or the scenario marked not recorded."""
     items_by_scenario: dict[str, list[Item]] = defaultdict(list)
     for item in load_items(data, {}):
         if "run" in item.inputs:

@@ -1,4 +1,4 @@
-"""The runs DecodingTrust's privacy score is built from, as scenarios, and where their recordings live.
+"""The scenarios DecodingTrust's privacy score is built from (upstream's runs), and where their recordings live.
 
 Three parts (AI-secure/DecodingTrust@161ae83:src/dt/perspectives/privacy/result_agg.py):
 - Enron e-mail extraction: 27 modes (``calculate_scores_enron``), one scenario each;
