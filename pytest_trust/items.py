@@ -11,14 +11,15 @@ from typing import Any, Self
 class Item:
     """One benchmark item: what the benchmark needs to build its requests and score the answers.
 
-    ``id`` is stable and human-readable (it is the pytest id and the cassette key); ``scenario``
-    names the cassette file the item's recordings live in. ``unavailable`` says why an item cannot run
-    here at all (e.g. its upstream inputs are absent): it skips with that reason before anything else.
+    ``id`` is stable and human-readable (it is the pytest id and the cassette key); ``cassette``
+    names the cassette file the item's recordings live in (its cassette unit, docs/glossary.md).
+    ``unavailable`` says why an item cannot run here at all (e.g. its upstream inputs are absent): it
+    skips with that reason before anything else.
     """
 
     id: str
     benchmark: str
-    scenario: str
+    cassette: str
     inputs: Mapping[str, Any]
     decoding: Mapping[str, Any]
     expected: Any = None

@@ -284,13 +284,13 @@ def trust_result(trust_item: Item, trust_session: TrustSession) -> Iterator[Any]
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)  # outside GcPolicy's: items played ahead run at the default threshold
 def pytest_runtestloop(session: pytest.Session) -> Iterator[object]:
-    """A replay learns how many items of each scenario it will play, to let each file's answers go after its last;
+    """A replay learns how many items of each cassette file it will play, to let each file's answers go after its last;
     --trust-concurrency plays the run's items in threads first, and pytest then reports them in order."""
     trust = _session(session.config)
     config = trust.config
     recorder = trust.player.recorder
     if recorder is not None and not config.record_mode.can_record:
-        recorder.expect(Counter((found.benchmark, found.scenario) for found in map(_trust_item, session.items)
+        recorder.expect(Counter((found.benchmark, found.cassette) for found in map(_trust_item, session.items)
                                 if found is not None and not found.unavailable))
     if (config.concurrency > 1 and config.record_mode.can_record and trust.worker is None and session.items
             and not session.config.option.collectonly):

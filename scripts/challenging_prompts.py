@@ -20,7 +20,7 @@ from pathlib import Path
 from pytest_trust.benchmarks.decodingtrust.toxicity.challenging import KEEP, challenging_prompts, split_continuations
 from pytest_trust.errors import CorruptCassette
 from pytest_trust.recording.answers import recorded_choices
-from pytest_trust.recording.cassettes import read_cassette, scenario_file
+from pytest_trust.recording.cassettes import cassette_file, read_cassette
 from pytest_trust.scorers.offline import OfflineScorer
 
 SCENARIO = "toxic-template-1"  # the toxic prompts under the adversarial system prompt, 25 samples each
@@ -28,7 +28,7 @@ SCENARIO = "toxic-template-1"  # the toxic prompts under the adversarial system 
 
 def continuations(cassettes: Path, model: str) -> list[list[str]]:
     """Each toxic prompt's recorded continuations, by its index in the prompt file ([] where none is recorded)."""
-    path = scenario_file(cassettes, model, "toxicity", SCENARIO)
+    path = cassette_file(cassettes, model, "toxicity", SCENARIO)
     if not path.is_file():
         sys.exit(f"challenging_prompts: {path}: no such cassette; record it with `pytest suites/ -m toxicity "
                  f"-k {SCENARIO} --model {model} --record-mode=new_episodes --trust-base-url URL`")

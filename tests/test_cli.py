@@ -23,7 +23,7 @@ def test_merge_and_list(tmp_path, capsys):
     assert "merged 1 item(s)" in out and "rules/A.json\t2 items\t3 interactions" in out
 
 
-def test_import_decodingtrust_twice_gives_identical_files_and_reports_per_scenario(tmp_path, data_mirror, capsys):
+def test_import_decodingtrust_twice_gives_identical_files_and_reports_per_cassette_unit(tmp_path, data_mirror, capsys):
     args = ["import", "decodingtrust", "--model", "gpt4", "--only", "fairness", "--data", str(data_mirror),
             "--cassettes", str(tmp_path)]
     assert main(args) == 0

@@ -215,7 +215,7 @@ def test_scenario_items_ids_labels_and_inputs():
                                             row("b", "positive", [("d", "positive")], ("negative", "positive"))])
     assert [i.id for i in items] == ["backdoor-badword-setup1-cacc/2333/0", "backdoor-badword-setup1-cacc/2333/1"]
     assert [i.expected for i in items] == ["negative", "positive"]
-    assert {i.scenario for i in items} == {"backdoor-badword-setup1-cacc"}
+    assert {i.cassette for i in items} == {"backdoor-badword-setup1-cacc"}
     assert dict(items[1].inputs) == {"part": "backdoor", "group": "badword/setup1/cacc", "seed": 2333, "index": 1,
                                      "task": "sa", "input": "b", "option": ("negative", "positive"),
                                      "examples": (("d", "positive"),)}
@@ -250,7 +250,7 @@ def items(data_mirror: Path) -> list:
 
 @pytest.mark.slow
 def test_load_items_from_the_mirror(items):
-    counts = Counter(i.scenario for i in items)
+    counts = Counter(i.cassette for i in items)
     assert len(items) == 75618
     assert counts["counterfactual-snli_hypothesis_cf"] == 1200 and counts["counterfactual-main_verb"] == 3000
     assert counts["backdoor-stylebkd-setup2-asr"] == 3 * 428 and counts["backdoor-stylebkd-setup2-cacc"] == 3 * 872
@@ -259,9 +259,9 @@ def test_load_items_from_the_mirror(items):
 
 
 def test_spurious_scenarios_skip_naming_their_absent_inputs(items):
-    placeholders = [i for i in items if i.scenario.startswith("spurious-")]
+    placeholders = [i for i in items if i.cassette.startswith("spurious-")]
     assert len(placeholders) == 18
-    zero = next(i for i in placeholders if i.scenario == "spurious-PP-zero")
+    zero = next(i for i in placeholders if i.cassette == "spurious-PP-zero")
     assert zero.inputs["unavailable"] == ["data/adv_demonstration/spurious/PP/entail-bias/0.jsonl"]
     with pytest.raises(Unavailable, match="absent|not in the upstream"):
         adv.run(zero, ScriptedModel.fixed("yes"))
@@ -270,7 +270,7 @@ def test_spurious_scenarios_skip_naming_their_absent_inputs(items):
 def test_trust_limit_covers_every_scenario(items):
     subset = seeded_subset(items, 20, 0)
     assert len(subset) == 36 * 20 + 18
-    assert {i.scenario for i in subset} == {s.name for s in SCENARIOS}
+    assert {i.cassette for i in subset} == {s.name for s in SCENARIOS}
 
 
 # --- aggregate --------------------------------------------------------------------------------------------------
@@ -416,7 +416,7 @@ def test_recordings_of_gpt4_pair_answers_with_items_and_give_decodingtrusts_numb
     recorded = [e for e in entries if isinstance(e, Recorded)]
     missing = [e for e in entries if isinstance(e, Unrecorded)]
     assert len(recorded) == 75600
-    assert len(missing) == 18 and {m.scenario for m in missing} == {s.name for s in SCENARIOS if s.part == "spurious"}
+    assert len(missing) == 18 and {m.cassette for m in missing} == {s.name for s in SCENARIOS if s.part == "spurious"}
     assert all(m.item_id is None and m.files for m in missing)
     first = recorded[0]
     assert first.item.id == "counterfactual-snli_premise/42/0" and first.messages is None
@@ -443,7 +443,7 @@ def small_items(scenario: Scenario) -> dict[int, list]:
 def test_an_unrecorded_model_is_marked_per_scenario(store):
     scenario = SCENARIO["counterfactual-main_verb_cf"]
     [entry] = RECORDINGS.scenario_recordings(store, "gpt-9", scenario, small_items(scenario))
-    assert isinstance(entry, Unrecorded) and entry.item_id is None and entry.scenario == scenario.name
+    assert isinstance(entry, Unrecorded) and entry.item_id is None and entry.cassette == scenario.name
     assert entry.files == tuple(f"data/adv_demonstration/generations/counterfactual/main_verb_cf/gpt-9_{s}.jsonl"
                                 for s in (42, 2333, 10007))
 

@@ -276,7 +276,7 @@ def test_aggregate_keys_are_all_declared_and_empty_results_give_nothing():
 
 def test_items_cover_the_dev_set_and_placeholders(data_mirror):
     items = advglue.load_items(DataStore(data_mirror, download=False), {})
-    counts = Counter(i.scenario for i in items)
+    counts = Counter(i.cassette for i in items)
     assert [counts[f"adv-{t}"] for t in ("sst2", "qqp", "mnli", "mnli-mm", "qnli", "rte")] == [148, 78, 121, 162,
                                                                                                  148, 81]
     assert len(items) == 738 + 6 + 3 and len({i.id for i in items}) == len(items)
@@ -284,9 +284,9 @@ def test_items_cover_the_dev_set_and_placeholders(data_mirror):
     assert first.id == "adv-sst2/0" and first.expected == 1 and first.decoding == PAPER_DECODING
     assert first.inputs["protocol"] == "paper" and advglue.messages(first)[0] == SYSTEM
     assert first.inputs["fields"][0][1].startswith("it 's an uneven treat")
-    benign = next(i for i in items if i.scenario == "benign-mnli-mm")
+    benign = next(i for i in items if i.cassette == "benign-mnli-mm")
     assert benign.inputs["unavailable"] == ["hub:glue/mnli_mismatched/validation"]
-    plusplus = next(i for i in items if i.scenario == "plusplus-vicuna")
+    plusplus = next(i for i in items if i.cassette == "plusplus-vicuna")
     assert "data/adv-glue-plus-plus/data/vicuna.json" in plusplus.inputs["unavailable"]
     assert absent_reason("decodingtrust", "data/adv-glue-plus-plus/data/vicuna.json") in plusplus.inputs["why"]
 
@@ -296,9 +296,9 @@ def test_items_cover_the_dev_set_and_placeholders(data_mirror):
     ({"advglue_protocol": "paper"}, "paper", PAPER_DECODING), ({"advglue_protocol": "head"}, "head", HEAD_DECODING),
 ])
 def test_the_protocol_setting_reaches_every_item(data_mirror, settings, protocol, decoding):
-    items = [i for i in advglue.load_items(DataStore(data_mirror, download=False), settings) if i.scenario[:4] == "adv-"]
+    items = [i for i in advglue.load_items(DataStore(data_mirror, download=False), settings) if i.cassette[:4] == "adv-"]
     assert all(i.inputs["protocol"] == protocol and i.decoding == decoding for i in items)
-    first_qqp = next(i for i in items if i.scenario == "adv-qqp")
+    first_qqp = next(i for i in items if i.cassette == "adv-qqp")
     assert advglue.messages(first_qqp)[-1]["content"].startswith(PAPER_QQP if protocol == "paper" else QQP)
 
 
@@ -319,11 +319,11 @@ def test_no_recording_exists_for_any_scenario(data_mirror):
     names = RECORDED_MODELS["gpt-4-0314"]
     entries = list(advglue.recordings(DataStore(data_mirror, download=False), names))
     assert all(isinstance(e, Unrecorded) and e.benchmark == "advglue" and e.item_id is None for e in entries)
-    assert {e.scenario for e in entries} == {i.scenario for i in advglue.load_items(DataStore(data_mirror), {})}
-    alpaca = next(e for e in entries if e.scenario == "plusplus-alpaca")
+    assert {e.cassette for e in entries} == {i.cassette for i in advglue.load_items(DataStore(data_mirror), {})}
+    alpaca = next(e for e in entries if e.cassette == "plusplus-alpaca")
     assert alpaca.files[0] == ("data/adv-glue-plus-plus/data/advglue-plus-plus-adv-gpt-4-0314-system-user-no-demo-"
                                "short-alt-label-alpaca.json")
-    assert next(e for e in entries if e.scenario == "adv-qqp").files == ()
+    assert next(e for e in entries if e.cassette == "adv-qqp").files == ()
 
 
 def test_the_recording_names_are_not_pinned():

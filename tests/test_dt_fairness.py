@@ -18,8 +18,8 @@ from pytest_trust.benchmarks.decodingtrust import fairness
 from pytest_trust.benchmarks.decodingtrust.common import unavailable_item
 from pytest_trust.benchmarks.decodingtrust.fairness import items as fairness_items
 from pytest_trust.benchmarks.decodingtrust.fairness.aggregate import parity_differences, signed_differences
+from pytest_trust.benchmarks.decodingtrust.fairness.scenarios import SCORED
 from pytest_trust.benchmarks.decodingtrust.fairness.score import coin, judge, label_code, parse
-from pytest_trust.benchmarks.decodingtrust.fairness.settings import SCORED
 from pytest_trust.benchmarks.spec import Recorded, Unrecorded
 from pytest_trust.data import DataStore
 from pytest_trust.errors import Unavailable
@@ -36,7 +36,7 @@ SERIAL = itertools.count()
 
 def item(dataset: str = "adult", label: str = "yes", examples: Sequence[Sequence[str]] = (),
          setting: str = "zero_shot_br_0.0", text: str = "description:  someone", sensitive: int = 1) -> Item:
-    return Item(id=f"{setting}/{next(SERIAL)}", benchmark="fairness", scenario=setting,
+    return Item(id=f"{setting}/{next(SERIAL)}", benchmark="fairness", cassette=setting,
                 inputs={"dataset": dataset, "input": text, "examples": [list(e) for e in examples],
                         "group": "Male" if sensitive else "Female", "sensitive": sensitive, "size": 200},
                 decoding=dict(DECODING), expected=label)
@@ -237,7 +237,7 @@ def test_items_of_every_setting(data_mirror):
     items = fairness.load_items(data, {})
     counts = {}
     for it in items:
-        counts[it.scenario] = counts.get(it.scenario, 0) + 1
+        counts[it.cassette] = counts.get(it.cassette, 0) + 1
     assert counts == {**{s: 200 for s in SCORED if not s.startswith("crime")}, "few_shot_0_fair_demon": 200,
                       "crime_br_0.0": 300, "crime_br_0.5": 300, "crime_br_1.0": 300}
     assert len({it.id for it in items}) == len(items)
@@ -254,7 +254,7 @@ def test_a_setting_with_absent_inputs_is_one_unavailable_item(data_mirror, monke
     absent = "data/fairness/fairness_data/crime_0_300_test_base_rate_0.0.jsonl"
     monkeypatch.setattr(fairness_items, "absent_reason", lambda source, path: "absent" if path == absent else None)
     items = fairness.load_items(DataStore(Path(data_mirror), download=False), {})
-    crime = [it for it in items if it.scenario == "crime_br_0.0"]
+    crime = [it for it in items if it.cassette == "crime_br_0.0"]
     assert [it.id for it in crime] == ["crime_br_0.0/unavailable"]
     with pytest.raises(Unavailable, match="crime_0_300_test_base_rate_0.0.jsonl"):
         fairness.run(crime[0], ScriptedModel.fixed("High"))

@@ -12,8 +12,8 @@ from fake_model import ScriptedModel
 
 from pytest_trust.benchmarks.decodingtrust import machine_ethics as me
 from pytest_trust.benchmarks.decodingtrust.machine_ethics.items import build_items
+from pytest_trust.benchmarks.decodingtrust.machine_ethics.scenarios import SCENARIOS, Scenario
 from pytest_trust.benchmarks.decodingtrust.machine_ethics.score import normalise
-from pytest_trust.benchmarks.decodingtrust.machine_ethics.settings import SETTINGS, Setting
 from pytest_trust.benchmarks.spec import Unrecorded
 from pytest_trust.data import DataStore
 from pytest_trust.errors import Unavailable
@@ -28,7 +28,7 @@ JIMINY_TESTS = [("Current Action: w", None), ("Current Action: kick bar", [1, 0,
 
 def items_of(dataset: str, kind: str, variant: int = 0, tests=None, train=()):
     tests = tests if tests is not None else (CS_TESTS if dataset == "commonsense" else JIMINY_TESTS)
-    return build_items(Setting(dataset, kind, variant), tests, list(train))
+    return build_items(Scenario(dataset, kind, variant), tests, list(train))
 
 
 def results_for(dataset: str, kind: str, variant: int, answers: list[str], labels: list[int]):
@@ -167,12 +167,12 @@ def test_run_sends_the_items_request_and_decoding():
 
 
 def test_settings_and_upstream_file_names():
-    assert [s.name for s in SETTINGS][:3] == ["commonsense-zero_shot", "commonsense-few_shot_32",
-                                              "commonsense-jailbreak_1"]
-    assert len(SETTINGS) == 24 and len({s.name for s in SETTINGS}) == 24
-    assert Setting("commonsense", "evasive", 2).upstream == \
+    assert [s.name for s in SCENARIOS][:3] == ["commonsense-zero_shot", "commonsense-few_shot_32",
+                                               "commonsense-jailbreak_1"]
+    assert len(SCENARIOS) == 24 and len({s.name for s in SCENARIOS}) == 24
+    assert Scenario("commonsense", "evasive", 2).upstream == \
         "ethics_commonsense_short/few_shot_0_test_num200_jailbreak_0_evasive_2.json"
-    assert Setting("jiminy", "few_shot", 3).upstream == "jiminy/few_shot_3_test_num0_jailbreak_0_evasive_0.json"
+    assert Scenario("jiminy", "few_shot", 3).upstream == "jiminy/few_shot_3_test_num0_jailbreak_0_evasive_0.json"
 
 
 # --- aggregates (calculate_score.py main) ---------------------------------------------------------------
@@ -280,7 +280,7 @@ def test_metric_keys_cover_every_produced_key():
 
 def test_items_per_scenario(data_mirror):
     items = me.load_items(DataStore(data_mirror, download=False), {})
-    counts = Counter(item.scenario for item in items)
+    counts = Counter(item.cassette for item in items)
     assert counts["commonsense-zero_shot"] == 2109  # the short texts of cm_test.csv
     assert counts["jiminy-zero_shot"] == counts["jiminy-few_shot_3"] == 4000
     assert all(counts[f"{d}-{k}_{v}"] == 200 for d in ("commonsense", "jiminy") for k in ("jailbreak", "evasive")
@@ -302,7 +302,7 @@ def test_items_per_scenario(data_mirror):
 
 def test_recordings_mark_every_scenario_not_recorded():
     entries = list(me.recordings(None, None))
-    assert [e.scenario for e in entries] == [s.name for s in SETTINGS]
+    assert [e.cassette for e in entries] == [s.name for s in SCENARIOS]
     assert all(isinstance(e, Unrecorded) and e.benchmark == "machine_ethics" and e.item_id is None
                and "no machine-ethics recordings" in e.reason for e in entries)
 

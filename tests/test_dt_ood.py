@@ -18,7 +18,7 @@ from fake_model import ScriptedModel
 from pytest_trust.benchmarks.decodingtrust import ood
 from pytest_trust.benchmarks.decodingtrust.ood import items as ood_items
 from pytest_trust.benchmarks.decodingtrust.ood.protocol import score
-from pytest_trust.benchmarks.decodingtrust.ood.runs import RUNS, Run
+from pytest_trust.benchmarks.decodingtrust.ood.scenarios import SCENARIOS, Scenario
 from pytest_trust.benchmarks.decodingtrust.ood.score import (
     knowledge_head,
     knowledge_v1,
@@ -56,18 +56,18 @@ KNOWLEDGE_DATA = {
 }
 
 
-def one_item(run: Run, rule: str = "v1.0", index: int = 0) -> Item:
-    data = STYLE_DATA if run.task == "style" else KNOWLEDGE_DATA
-    return ood_items.run_items(run, data, rule)[index]
+def one_item(scenario: Scenario, rule: str = "v1.0", index: int = 0) -> Item:
+    data = STYLE_DATA if scenario.task == "style" else KNOWLEDGE_DATA
+    return ood_items.scenario_items(scenario, data, rule)[index]
 
 
-ZERO_STYLE = Run("shake_p0.6", "style.zero_shot", "style", "shake_p0.6", "style-0shot-shake_p0.6")
-FEW_STYLE = Run("shake_p0.6_base_1", "style.few_shot", "style", "shake_p0.6", "style-8shot-shake_p0.6-base_1",
-                demos="base_1")
-ZERO_IDK = Run("qa_2023_idk", "knowledge.zero_shot", "knowledge", "qa_2023", "knowledge-0shot-idk", idk=True)
-FEW_KNOWLEDGE = Run("qa_2020_global_facts_0", "knowledge.few_shot", "knowledge", "qa_2020",
-                    "knowledge-5shot-global_facts_0", demos="global_facts_0")
-FEW_2021 = Run("qa_2020_2021_qa_0", None, "knowledge", "qa_2020", "knowledge-5shot-2021_qa_0", demos="2021_qa_0")
+ZERO_STYLE = Scenario("shake_p0.6", "style.zero_shot", "style", "shake_p0.6", "style-0shot-shake_p0.6")
+FEW_STYLE = Scenario("shake_p0.6_base_1", "style.few_shot", "style", "shake_p0.6", "style-8shot-shake_p0.6-base_1",
+                     demos="base_1")
+ZERO_IDK = Scenario("qa_2023_idk", "knowledge.zero_shot", "knowledge", "qa_2023", "knowledge-0shot-idk", idk=True)
+FEW_KNOWLEDGE = Scenario("qa_2020_global_facts_0", "knowledge.few_shot", "knowledge", "qa_2020",
+                         "knowledge-5shot-global_facts_0", demos="global_facts_0")
+FEW_2021 = Scenario("qa_2020_2021_qa_0", None, "knowledge", "qa_2020", "knowledge-5shot-2021_qa_0", demos="2021_qa_0")
 
 
 # --- requests ---------------------------------------------------------------------------------------------------
@@ -210,9 +210,9 @@ def test_verdict_reason_and_refusal():
 
 # --- aggregate ----------------------------------------------------------------------------------------------------
 
-def results_of(run: str, correct: int, refused: int, wrong: int) -> list[Result]:
+def results_of(scenario: str, correct: int, refused: int, wrong: int) -> list[Result]:
     outcomes = [(True, False)] * correct + [(False, True)] * refused + [(False, False)] * wrong
-    return [Result(f"{run}/{i}", Verdict(passed), {"run": run, "refused": ref})
+    return [Result(f"{scenario}/{i}", Verdict(passed), {"run": scenario, "refused": ref})
             for i, (passed, ref) in enumerate(outcomes)]
 
 
@@ -235,9 +235,12 @@ def test_knowledge_runs_and_part():
 
 def test_score_is_the_mean_of_four_complete_parts():
     results = results_of("qa_2023", 3, 1, 0) + results_of("qa_2023_idk", 1, 0, 1)  # part 0: (1 + 0.5) / 2
-    results += [r for run in RUNS if run.part == "style.zero_shot" for r in results_of(run.name, 1, 0, 1)]
-    results += [r for run in RUNS if run.part == "knowledge.few_shot" for r in results_of(run.name, 1, 0, 3)]
-    results += [r for run in RUNS if run.part == "style.few_shot" for r in results_of(run.name, 1, 1, 0)]
+    results += [r for scenario in SCENARIOS if scenario.part == "style.zero_shot"
+                for r in results_of(scenario.name, 1, 0, 1)]
+    results += [r for scenario in SCENARIOS if scenario.part == "knowledge.few_shot"
+                for r in results_of(scenario.name, 1, 0, 3)]
+    results += [r for scenario in SCENARIOS if scenario.part == "style.few_shot"
+                for r in results_of(scenario.name, 1, 1, 0)]
     results += results_of("base", 0, 0, 5)  # outside the score
     metrics = ood.aggregate(results)
     assert metrics["ood.knowledge.zero_shot"].value == pytest.approx(0.75)
@@ -277,7 +280,7 @@ def test_metric_keys():
 def test_unavailable_inputs_skip_per_scenario(monkeypatch, tmp_path):
     monkeypatch.setattr(ood_items, "is_pinned", lambda source, path: False)
     items = ood.load_items(DataStore(tmp_path, download=False), {})
-    assert len(items) == len(RUNS) == 37
+    assert len(items) == len(SCENARIOS) == 37
     assert items[0].id == "knowledge-0shot-standard/unavailable"
     with pytest.raises(Unavailable, match="data/ood/knowledge.json"):
         ood.run(items[0], ScriptedModel.fixed("1"))
@@ -287,7 +290,7 @@ def test_items_of_the_mirror(data_mirror):
     items = ood.load_items(DataStore(data_mirror, download=False), {"ood_scoring": "head"})
     counts: dict[str, int] = {}
     for item in items:
-        counts[item.scenario] = counts.get(item.scenario, 0) + 1
+        counts[item.cassette] = counts.get(item.cassette, 0) + 1
     assert len(counts) == 37 and len({item.id for item in items}) == len(items) == 30842
     assert counts["knowledge-0shot-idk"] == 263 and counts["style-0shot-base"] == 872
     assert counts["knowledge-5shot-moral_scenarios_2"] == 855 and counts["style-8shot-tweet_p0.6-base_0"] == 872
@@ -309,7 +312,7 @@ def test_gpt4_recordings_pair_with_our_requests(gpt4_recordings):
     assert len(recorded) == 29677
     assert all(e.messages == ood.messages(e.item) for e in recorded)  # byte-identical requests
     [base] = [e for e in missing if e.item_id is None]
-    assert base.scenario == "style-0shot-base"
+    assert base.cassette == "style-0shot-base"
     assert base.files == ("data/ood/generations/styles/base_gpt4_standard_0-shot.jsonl",)
     moral = [e for e in missing if e.item_id is not None]
     assert len(moral) == 293 and moral[0].item_id == "knowledge-5shot-moral_scenarios_2/562"
@@ -339,10 +342,11 @@ def test_gpt4_recordings_give_decodingtrusts_numbers(gpt4_recordings, rule, expe
 
 def test_gpt35_idk_file_is_a_copy_of_the_standard_run(data_mirror, monkeypatch):
     module = importlib.import_module("pytest_trust.benchmarks.decodingtrust.ood.recordings")
-    monkeypatch.setattr(module, "RUNS", [run for run in RUNS if run.name.startswith("qa_2023")])
+    monkeypatch.setattr(module, "SCENARIOS",
+                        [scenario for scenario in SCENARIOS if scenario.name.startswith("qa_2023")])
     entries = list(ood.recordings(DataStore(data_mirror, download=False), resolve("gpt-3.5-turbo-0301")))
     assert [e.item.id for e in entries if isinstance(e, Recorded)][:2] == ["knowledge-0shot-standard/0",
                                                                           "knowledge-0shot-standard/1"]
     [idk] = [e for e in entries if isinstance(e, Unrecorded)]
-    assert idk.scenario == "knowledge-0shot-idk" and idk.item_id is None
+    assert idk.cassette == "knowledge-0shot-idk" and idk.item_id is None
     assert "qa2023_gpt3.5_idk_0-shot.jsonl holds the requests of another task message" in idk.reason

@@ -82,7 +82,7 @@ def gpt4_replay(tmp_path_factory):
 
 def test_every_imported_item_replays_and_nothing_errors(gpt4_replay):
     imported, report, _ = gpt4_replay
-    n_imported = sum(s.imported for s in imported.scenarios.values())
+    n_imported = sum(s.imported for s in imported.cassettes.values())
     errors = [i for i in report["items"] if i["outcome"] == "error"]
     assert not errors, (len(errors), errors[:3])
     ran = report["counts"].get("passed", 0) + report["counts"].get("failed", 0)
@@ -162,8 +162,8 @@ def open_model_replay(request, tmp_path_factory):
 
 def test_an_open_models_stereotype_run_replays_whole(open_model_replay):
     _, imported, report, _ = open_model_replay
-    assert sum(s.imported for s in imported.scenarios.values()) == 3456
-    assert not any(s.not_recorded for s in imported.scenarios.values())
+    assert sum(s.imported for s in imported.cassettes.values()) == 3456
+    assert not any(s.not_recorded for s in imported.cassettes.values())
     assert report["counts"].get("passed", 0) + report["counts"].get("failed", 0) == 3456
     assert not [i for i in report["items"] if i["outcome"] == "error"]
 

@@ -137,11 +137,11 @@ def test_adversarial_and_study_requests():
 
 def test_items_name_their_scenario_and_decoding():
     item = main_item("toxic-gpt3.5", 1, 7, samples=5)
-    assert (item.id, item.scenario, item.tags) == ("toxic-gpt3.5-template-1/7", "toxic-gpt3.5-template-1",
+    assert (item.id, item.cassette, item.tags) == ("toxic-gpt3.5-template-1/7", "toxic-gpt3.5-template-1",
                                                    ("toxic-gpt3.5", "adversarial"))
     assert item.decoding == {"temperature": 1, "max_tokens": 150, "n": 5}
     study = study_item(10, 3)
-    assert (study.id, study.scenario) == ("system-prompts-10/3", "system-prompts-10")
+    assert (study.id, study.cassette) == ("system-prompts-10/3", "system-prompts-10")
     assert study.decoding == {"temperature": 0, "max_tokens": 150, "n": 1}
 
 
@@ -628,7 +628,7 @@ def test_toxicity_run_through_a_recorded_perspective_replays_the_same_result(ser
 
 
 def play(recorder: Recorder, model: Model, item: Item, scorer: scorers.RunScorer) -> Result:
-    recorder.begin(item.benchmark, item.scenario, item.id)
+    recorder.begin(item.benchmark, item.cassette, item.id)
     try:
         return toxicity.run(item, model, toxicity_scorer=scorer)
     finally:
@@ -683,7 +683,7 @@ def test_recorded_study_requests_are_ours_byte_for_byte(data_mirror, model):
     assert len(recorded) == 32 * 1196
     assert all(list(e.messages) == toxicity.messages(e.item) for e in recorded)
     assert all(len(e.response["choices"]) == 1 for e in recorded)
-    missing = {e.scenario: e for e in entries if isinstance(e, Unrecorded)}
+    missing = {e.cassette: e for e in entries if isinstance(e, Unrecorded)}
     assert sorted(missing) == sorted([f"{s}-template-{t}" for s in SETS for t in (0, 1)] + ["system-prompts-10"])
     short = resolve(model).toxicity
     assert missing["system-prompts-10"].files == (f"data/toxicity/generations/system_prompts/toxic.jsonl.{short}.t=0.out10",)
@@ -729,12 +729,12 @@ def gpt4_study(tmp_path_factory) -> dict:
     results, skipped = [], {}
     try:
         for it in toxicity.load_items(store, {}):
-            if it.scenario not in chosen:
+            if it.cassette not in chosen:
                 continue
             try:
-                recorder.begin(it.benchmark, it.scenario, it.id)
+                recorder.begin(it.benchmark, it.cassette, it.id)
             except Exception as err:  # noqa: BLE001 - the marked scenarios skip; anything else fails below
-                skipped[it.scenario] = err
+                skipped[it.cassette] = err
                 continue
             try:
                 results.append(toxicity.run(it, model, toxicity_scorer=offline))
@@ -750,8 +750,8 @@ def gpt4_study(tmp_path_factory) -> dict:
 @pytest.mark.slow
 def test_gpt4_study_imports_and_the_unrecorded_scenarios_skip(gpt4_study):
     report = gpt4_study["report"]
-    assert sum(s.imported for s in report.scenarios.values()) == 32 * 1196
-    assert {k[1] for k, s in report.scenarios.items() if s.not_recorded} >= {"system-prompts-10", "toxic-template-0"}
+    assert sum(s.imported for s in report.cassettes.values()) == 32 * 1196
+    assert {k[1] for k, s in report.cassettes.items() if s.not_recorded} >= {"system-prompts-10", "toxic-template-0"}
     skipped = gpt4_study["skipped"]
     assert set(skipped) == {"system-prompts-10", "toxic-template-0"}
     assert all(type(err).__name__ == "NotRecorded" for err in skipped.values())

@@ -15,7 +15,7 @@ from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.errors import EndpointDown, ModelError
 from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.answers import completion_problem
-from pytest_trust.recording.cassettes import read_cassette, scenario_file
+from pytest_trust.recording.cassettes import cassette_file, read_cassette
 
 MESSAGES = [{"role": "user", "content": "hello"}]
 
@@ -36,7 +36,7 @@ def ask(recorder: Recorder, model: Model, item: str = "item/1", **decoding):
 
 
 def recorded_texts(tmp_path) -> list[str]:
-    by_item = read_cassette(scenario_file(tmp_path, "m", "bench", "S"))
+    by_item = read_cassette(cassette_file(tmp_path, "m", "bench", "S"))
     return [json.loads(i["response"]["body"]["string"])["choices"][0]["message"]["content"]
             for interactions in by_item.values() for i in interactions]
 
@@ -75,7 +75,7 @@ def test_a_lasting_failure_is_one_error_naming_the_cause_and_the_url_and_nothing
     assert message.startswith(f"{server.base_url}/chat/completions failed after 2 attempts: {cause}")
     assert raised.value.__cause__ is None and raised.value.__suppress_context__
     assert len(server.served) == 2 and recorder.merge().items == 0
-    assert not scenario_file(tmp_path, "m", "bench", "S").exists()
+    assert not cassette_file(tmp_path, "m", "bench", "S").exists()
 
 
 @pytest.mark.slow

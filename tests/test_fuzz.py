@@ -134,7 +134,7 @@ def rules_items() -> list[Item]:
     """One well-formed item per suite and behaviour."""
     items = rules.load_items(store(), {}) if DATA else []
     items += rules_cases([OWN_CASE], {})
-    return one_per([i for i in items if well_formed(i)], lambda i: (i.inputs["suite"], i.scenario))
+    return one_per([i for i in items if well_formed(i)], lambda i: (i.inputs["suite"], i.cassette))
 
 
 LOADERS: dict[str, Callable[[], list[Item]]] = {
@@ -156,7 +156,7 @@ def scoring_variant(item: Item) -> Any:
 @cache
 def dt_items(name: str) -> list[Item]:
     """The first item of every scenario (and of every scoring rule or protocol), placeholders included."""
-    return one_per(LOADERS[name](), lambda i: (i.scenario, scoring_variant(i)))
+    return one_per(LOADERS[name](), lambda i: (i.cassette, scoring_variant(i)))
 
 
 def items_from(load: Callable[[], list[Item]]) -> st.SearchStrategy[Item]:
@@ -198,7 +198,7 @@ def test_rules_aggregate_takes_any_mix_of_results(pairs):
 
 
 def test_rules_items_cover_every_behaviour():
-    behaviours = {(i.inputs["suite"], i.scenario) for i in rules_items()}
+    behaviours = {(i.inputs["suite"], i.cassette) for i in rules_items()}
     assert ("benign", "Encryption") in behaviours
     if DATA:  # every suite has a well-formed item of every one of the 19 behaviours
         assert len(behaviours) == 3 * 19
@@ -261,7 +261,7 @@ def test_dt_aggregate_takes_any_mix_of_results(name):
 
 @needs_data
 def test_dt_items_cover_every_scenario():
-    assert {name: len({i.scenario for i in dt_items(name)}) for name in PERSPECTIVES} == {
+    assert {name: len({i.cassette for i in dt_items(name)}) for name in PERSPECTIVES} == {
         "advglue": 15, "ood": 37, "adv_demonstration": 54, "machine_ethics": 24, "fairness": 12}
 
 

@@ -14,7 +14,7 @@ from pytest_trust.errors import CassetteMiss, NotRecorded
 from pytest_trust.importers.decodingtrust import import_command, resolve
 from pytest_trust.importers.writer import CassetteSet, chat_body
 from pytest_trust.recording import Recorder, RecordMode
-from pytest_trust.recording.cassettes import read_cassette_file, scenario_file
+from pytest_trust.recording.cassettes import cassette_file, read_cassette_file
 from pytest_trust.recording.journal import merge_journals
 
 MESSAGES = [{"role": "system", "content": "You are a helpful assistant."},
@@ -35,11 +35,11 @@ def imported(tmp_path) -> CassetteSet:
     return cassettes
 
 
-def replay(tmp_path, item_id: str, scenario: str = "S", messages=MESSAGES, mode=RecordMode.NONE) -> str:
+def replay(tmp_path, item_id: str, cassette: str = "S", messages=MESSAGES, mode=RecordMode.NONE) -> str:
     recorder = Recorder(tmp_path, "gpt-4-0314", mode)
     model = Model.connect("gpt-4-0314", recorder, Endpoint(None))
     try:
-        recorder.begin("bench", scenario, item_id)
+        recorder.begin("bench", cassette, item_id)
         return model.chat(messages, **DECODING)
     finally:
         recorder.end()
@@ -63,12 +63,12 @@ def test_items_the_source_never_recorded_skip_with_its_reason(tmp_path):
     with pytest.raises(NotRecorded, match="recorded only item 1"):
         replay(tmp_path, "S/2")
     with pytest.raises(NotRecorded, match="recorded nothing of T"):
-        replay(tmp_path, "T/9", scenario="T")
+        replay(tmp_path, "T/9", cassette="T")
 
 
 def test_recording_a_not_recorded_item_clears_its_mark(tmp_path):
     imported(tmp_path)
-    path = scenario_file(tmp_path, "gpt-4-0314", "bench", "S")
+    path = cassette_file(tmp_path, "gpt-4-0314", "bench", "S")
     recorder = Recorder(tmp_path, "gpt-4-0314", RecordMode.NEW_EPISODES)
     recorder.begin("bench", "S", "S/2")  # a recording mode never raises NotRecorded
     recorder.tape.keep("d" * 64, {"body": "{}"},
@@ -83,7 +83,7 @@ def test_importing_twice_gives_identical_files_that_vcrpy_reads(tmp_path):
     first = {p: p.read_bytes() for p in imported(tmp_path).write()}
     second = {p: p.read_bytes() for p in imported(tmp_path).write()}
     assert first == second and len(first) == 2
-    requests, responses = deserialize(first[scenario_file(tmp_path, "gpt-4-0314", "bench", "S")].decode(),
+    requests, responses = deserialize(first[cassette_file(tmp_path, "gpt-4-0314", "bench", "S")].decode(),
                                       jsonserializer)
     assert json.loads(requests[0].body)["messages"] == MESSAGES and responses[0]["status"]["code"] == 200
 
@@ -145,11 +145,11 @@ def test_import_model_writes_each_perspectives_recordings_and_reports_them(tmp_p
         "fake/S: 2 item(s) imported; not recorded: the source stopped early",
         "fake/T: 0 item(s) imported; not recorded: never recorded; missing files: data/fake/T.jsonl",
     ]
-    by_item, marks = read_cassette_file(scenario_file(tmp_path, "gpt-4-0314", "fake", "S"))
+    by_item, marks = read_cassette_file(cassette_file(tmp_path, "gpt-4-0314", "fake", "S"))
     sent = {key: json.loads(value[0]["request"]["body"])["messages"] for key, value in by_item.items()}
     assert sent == {"S/1": MESSAGES, "S/2": [{"role": "user", "content": "q2"}]} and marks == {
         "S/3": "the source stopped early"}
-    assert read_cassette_file(scenario_file(tmp_path, "gpt-4-0314", "fake", "T"))[1] == {"*": "never recorded"}
+    assert read_cassette_file(cassette_file(tmp_path, "gpt-4-0314", "fake", "T"))[1] == {"*": "never recorded"}
 
 
 def test_the_importer_finds_its_benchmarks_in_the_registry(tmp_path, monkeypatch):
@@ -169,6 +169,6 @@ def test_the_importer_finds_its_benchmarks_in_the_registry(tmp_path, monkeypatch
     monkeypatch.setitem(benchmarks.BENCHMARKS, "fake", fake)
     assert import_hint("gpt-4-0314", ["rules", "fake"]) == (
         "DecodingTrust recorded this model; import its run with `pytest-trust import decodingtrust --model gpt-4-0314`")
-    assert import_model(None, "gpt4", tmp_path, [fake]).scenarios == {}
+    assert import_model(None, "gpt4", tmp_path, [fake]).cassettes == {}
     with pytest.raises(UsageProblem, match="no benchmark 'rules' to import from DecodingTrust"):
         import_model(None, "gpt4", tmp_path, ["rules"])

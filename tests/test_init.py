@@ -174,7 +174,7 @@ def test_init_record_replay_bless_replay_end_to_end_on_the_committed_recordings(
 
 
 def test_the_merge_job_joins_the_shards_recordings(tmp_path):
-    """Each shard records a slice of the items into the same scenario files: the merge job's script joins them."""
+    """Each shard records a slice of the items into the same cassette files: the merge job's script joins them."""
     from pytest_trust.recording.cassettes import read_cassette_file, write_cassette
 
     assert main(["init", *INSTALL, "--dir", str(tmp_path)]) == 0

@@ -21,7 +21,7 @@ from pytest_trust.benchmarks import BENCHMARKS
 from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.items import Item
 from pytest_trust.recording import Recorder, RecordMode
-from pytest_trust.recording.cassettes import read_cassette, scenario_file
+from pytest_trust.recording.cassettes import cassette_file, read_cassette
 from pytest_trust.run.playing import play
 from pytest_trust.run.services import Services
 
@@ -126,4 +126,4 @@ def test_an_item_cut_by_ctrl_c_in_the_middle_of_its_conversation_is_not_journale
                  Item("item/1", "bench", "S", {}, {}), "")
         model.close()
     recorder.merge()
-    assert len(server.requests) == 1 and not read_cassette(scenario_file(tmp_path, "m", "bench", "S"))
+    assert len(server.requests) == 1 and not read_cassette(cassette_file(tmp_path, "m", "bench", "S"))

@@ -20,7 +20,7 @@ class Builder:
 
     def __call__(self) -> list[Item]:
         self.calls += 1
-        return [Item(id=f"s/{i}", benchmark="b", scenario="s", inputs={"i": i}, decoding={"temperature": 0})
+        return [Item(id=f"s/{i}", benchmark="b", cassette="s", inputs={"i": i}, decoding={"temperature": 0})
                 for i in range(self.n)]
 
 
@@ -76,20 +76,20 @@ def test_a_folder_that_cannot_be_written_costs_speed_only(tmp_path: Path) -> Non
 
 
 def interleaved() -> list[Item]:
-    """Two scenarios whose items alternate: the list's order is not the scenarios' order."""
-    return [Item(id=f"{s}/{i}", benchmark="b", scenario=s, inputs={"i": i}, decoding={}) for i in range(4) for s in "ab"]
+    """Two cassette units whose items alternate: the list's order is not the units' order."""
+    return [Item(id=f"{s}/{i}", benchmark="b", cassette=s, inputs={"i": i}, decoding={}) for i in range(4) for s in "ab"]
 
 
-def test_a_cut_sees_one_scenario_at_a_time_and_its_items_keep_the_lists_order(tmp_path: Path, monkeypatch) -> None:
+def test_a_cut_sees_one_cassette_unit_at_a_time_and_its_items_keep_the_lists_order(tmp_path: Path, monkeypatch) -> None:
     seen: list[set[str]] = []
 
     def cut(block: list[Item]) -> list[Item]:  # read back, it sees each item's ItemKey only
-        seen.append({item.scenario for item in block})
+        seen.append({item.cassette for item in block})
         return [item for item in block if int(item.id.split("/")[1]) % 2 == 0]
 
     expected = [item for item in interleaved() if item.inputs["i"] % 2 == 0]
     built = cached_items(tmp_path, "suite", {}, None, interleaved, cut)  # built, stored, then cut
-    read = cached_items(tmp_path, "suite", {}, None, list, cut)  # read back scenario by scenario
+    read = cached_items(tmp_path, "suite", {}, None, list, cut)  # read back a cassette unit at a time
     monkeypatch.setenv(OFF, "0")
     uncached = cached_items(tmp_path, "suite", {}, None, interleaved, cut)
     assert built == read == uncached == expected
@@ -99,17 +99,17 @@ def test_a_cut_sees_one_scenario_at_a_time_and_its_items_keep_the_lists_order(tm
     assert cached_items(tmp_path, "suite", {}, None, list, None) == interleaved()  # no cut: the whole list
 
 
-def test_a_scenario_skip_leaves_out_is_stepped_over_unread_unless_it_holds_an_item_that_says_why_it_skips(
+def test_a_cassette_unit_skip_leaves_out_is_stepped_over_unread_unless_it_holds_an_item_that_says_why_it_skips(
         tmp_path: Path, monkeypatch) -> None:
     def items() -> list[Item]:
-        return [*interleaved(), Item(id="c/0", benchmark="b", scenario="c", inputs={"i": 0}, decoding={},
+        return [*interleaved(), Item(id="c/0", benchmark="b", cassette="c", inputs={"i": 0}, decoding={},
                                      unavailable="its inputs are absent upstream")]
 
     asked: list[tuple[str, int]] = []
 
-    def skip(scenario: str, count: int) -> bool:
-        asked.append((scenario, count))
-        return scenario in ("b", "c")
+    def skip(cassette: str, count: int) -> bool:
+        asked.append((cassette, count))
+        return cassette in ("b", "c")
 
     cached_items(tmp_path, "suite", {}, None, items)  # stored whole
     read = cached_items(tmp_path, "suite", {}, None, list, None, skip)
@@ -119,13 +119,13 @@ def test_a_scenario_skip_leaves_out_is_stepped_over_unread_unless_it_holds_an_it
     assert asked == [("a", 4), ("b", 4)] * 2  # "c" is never offered: its item must run to say why it skips
 
 
-def test_a_stepped_over_scenario_is_not_unpickled(tmp_path: Path, monkeypatch) -> None:
+def test_a_stepped_over_cassette_unit_is_not_unpickled(tmp_path: Path, monkeypatch) -> None:
     cached_items(tmp_path, "suite", {}, None, interleaved)
     loads: list[int] = []
     real = pickle.load
     monkeypatch.setattr(pickle, "load", lambda handle: loads.append(1) or real(handle))
-    cached_items(tmp_path, "suite", {}, None, list, None, lambda scenario, count: scenario == "b")
-    assert len(loads) == 2  # the header and scenario "a"
+    cached_items(tmp_path, "suite", {}, None, list, None, lambda cassette, count: cassette == "b")
+    assert len(loads) == 2  # the header and cassette unit "a"
 
 
 def test_only_the_chunks_holding_what_the_cut_keeps_are_unpickled(tmp_path: Path, monkeypatch) -> None:
@@ -223,7 +223,7 @@ class FromMirror:
     def __call__(self) -> list[Item]:
         self.calls += 1
         lines = self.store.read_text("rules", ASSET).splitlines()
-        return [Item(id=f"s/{n}", benchmark="b", scenario="s", inputs={"line": line}, decoding={})
+        return [Item(id=f"s/{n}", benchmark="b", cassette="s", inputs={"line": line}, decoding={})
                 for n, line in enumerate(lines)]
 
 

@@ -27,10 +27,10 @@ from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.recording.answers import recorded_choices
 from pytest_trust.recording.cassettes import (
     FIRST_LINE,
+    cassette_file,
     parse_json,
     read_cassette,
     read_cassette_file,
-    scenario_file,
     write_cassette,
 )
 from pytest_trust.recording.journal import Journal, MergeReport, merge_journals
@@ -77,11 +77,11 @@ def stored(item_id: str, digest: str = "d" * 64, episode: int = 0, text: str = "
 
 
 def record_item(tmp_path, item_id="suite/A/1", live=None, mode=RecordMode.NEW_EPISODES, asks=("say hi",),
-                scenario="A"):
+                cassette="A"):
     recorder = Recorder(tmp_path, "m", mode)
     live = live or Live()
     c = client(recorder, live)
-    recorder.begin("bench", scenario, item_id)
+    recorder.begin("bench", cassette, item_id)
     answers = [ask(c, q) for q in asks]
     recorder.end()
     merged = recorder.merge()
@@ -101,7 +101,7 @@ def test_record_then_replay_without_live_transport(tmp_path):
 
 def test_cassette_holds_no_credentials_or_volatile_headers(tmp_path):
     record_item(tmp_path)
-    text = scenario_file(tmp_path, "m", "bench", "A").read_text()
+    text = cassette_file(tmp_path, "m", "bench", "A").read_text()
     for secret in ("sk-SECRET-KEY-123", "authorization", "x-stainless", "user-agent", "set-cookie",
                    "x-request-id", "openai-organization"):
         assert secret.lower() not in text.lower()
@@ -109,7 +109,7 @@ def test_cassette_holds_no_credentials_or_volatile_headers(tmp_path):
 
 def test_vcrpy_reads_our_cassette_files(tmp_path):
     record_item(tmp_path, asks=("say hi", "other"))
-    text = scenario_file(tmp_path, "m", "bench", "A").read_text()
+    text = cassette_file(tmp_path, "m", "bench", "A").read_text()
     requests, responses = deserialize(text, jsonserializer)
     assert [r.method for r in requests] == ["POST", "POST"]
     assert json.loads(requests[1].body)["messages"][0]["content"] == "other"
@@ -131,7 +131,7 @@ def test_miss_names_item_digest_cassette_and_hint(tmp_path):
 def test_failed_exchange_is_never_recorded(tmp_path):
     with pytest.raises(openai.InternalServerError):
         record_item(tmp_path, live=Live(status=500))
-    assert read_cassette(scenario_file(tmp_path, "m", "bench", "A")) == {}
+    assert read_cassette(cassette_file(tmp_path, "m", "bench", "A")) == {}
 
 
 def test_record_modes(tmp_path):
@@ -148,7 +148,7 @@ def test_record_modes(tmp_path):
     # all: everything re-recorded, and the item's old interactions replaced
     answers, _, live = record_item(tmp_path, asks=("say hi",), mode=RecordMode.ALL, live=Live())
     assert live.calls == 1
-    by_item = read_cassette(scenario_file(tmp_path, "m", "bench", "A"))
+    by_item = read_cassette(cassette_file(tmp_path, "m", "bench", "A"))
     assert [len(by_item[i]) for i in sorted(by_item)] == [1, 1]
 
 
@@ -264,7 +264,7 @@ def test_a_journal_reopened_after_close_is_a_new_locked_file(tmp_path):
     assert list(read_cassette(model_root / "bench" / "A.json")) == ["suite/A/1", "suite/A/2"]
 
 
-# --- a damaged file affects only its own scenario ---------------------------------------------------
+# --- a damaged file affects only its own items ------------------------------------------------------
 
 
 def test_a_corrupt_cassette_is_reported_and_the_others_are_merged(tmp_path):
@@ -342,10 +342,10 @@ def test_a_damaged_journal_line_is_reported_and_kept_and_the_rest_merged(tmp_pat
     assert not (model_root / "etc").exists() and not (tmp_path / "etc").exists()
 
 
-def test_a_corrupt_scenario_fails_only_its_own_items_every_time(tmp_path):
-    record_item(tmp_path, "suite/A/1", scenario="A")
-    record_item(tmp_path, "suite/B/1", scenario="B")
-    broken = scenario_file(tmp_path, "m", "bench", "A")
+def test_a_corrupt_cassette_file_fails_only_its_own_items_every_time(tmp_path):
+    record_item(tmp_path, "suite/A/1", cassette="A")
+    record_item(tmp_path, "suite/B/1", cassette="B")
+    broken = cassette_file(tmp_path, "m", "bench", "A")
     broken.write_text('{"version": 1, "interactions": [{"item_id": "suite/A/1"}]}')
     replayer = Recorder(tmp_path, "m", RecordMode.NONE)
     messages = []
@@ -368,7 +368,7 @@ def test_a_replay_holds_a_files_answers_only_while_its_expected_items_play(tmp_p
     does a question of its recorded ids."""
     record_item(tmp_path, "suite/A/1")
     record_item(tmp_path, "suite/A/2")
-    path = scenario_file(tmp_path, "m", "bench", "A")
+    path = cassette_file(tmp_path, "m", "bench", "A")
     replayer = Recorder(tmp_path, "m", RecordMode.NONE)
     replayer.expect({("bench", "A"): 2})
     c = client(replayer, None)
@@ -392,7 +392,7 @@ def test_a_replay_holds_a_files_answers_only_while_its_expected_items_play(tmp_p
 
 def test_rewrite_mode_repairs_a_corrupt_cassette(tmp_path):
     record_item(tmp_path, "suite/A/1")
-    broken = scenario_file(tmp_path, "m", "bench", "A")
+    broken = cassette_file(tmp_path, "m", "bench", "A")
     broken.write_text("\x00garbage")
     with pytest.raises(CorruptCassette):
         record_item(tmp_path, "suite/A/1", mode=RecordMode.NEW_EPISODES)
@@ -446,7 +446,7 @@ def test_cassettes_get_the_usual_permissions(tmp_path, umask):
 def test_merged_cassettes_get_the_usual_permissions(tmp_path, umask):
     record_item(tmp_path, "suite/A/1")
     record_item(tmp_path, "suite/A/2")
-    assert mode_of(scenario_file(tmp_path, "m", "bench", "A")) == 0o644
+    assert mode_of(cassette_file(tmp_path, "m", "bench", "A")) == 0o644
 
 
 @pytest.mark.parametrize("link", ["relative", "absolute", "a link to a link"])
@@ -454,8 +454,8 @@ def test_recording_into_a_symlinked_cassette_writes_through_the_link_to_its_targ
     """A team sharing recordings between folders links a cassette to one shared file: the link stays a link, the
     shared file gets what was recorded, and no temporary file is left in either folder."""
     record_item(tmp_path / "shared", "suite/A/1")
-    shared = scenario_file(tmp_path / "shared", "m", "bench", "A")
-    cassette = scenario_file(tmp_path, "m", "bench", "A")
+    shared = cassette_file(tmp_path / "shared", "m", "bench", "A")
+    cassette = cassette_file(tmp_path, "m", "bench", "A")
     cassette.parent.mkdir(parents=True)
     if link == "a link to a link":
         (tmp_path / "hop.json").symlink_to(shared)
@@ -491,7 +491,7 @@ def replay_answers(tmp_path, asks) -> list[str]:
 
 def test_episodes_replay_by_their_number_not_their_place_in_the_file(tmp_path):
     record_item(tmp_path, asks=("say hi", "say hi", "say hi"))
-    path = scenario_file(tmp_path, "m", "bench", "A")
+    path = cassette_file(tmp_path, "m", "bench", "A")
     rewrite_interactions(path, lambda interactions: [interactions[2], interactions[0], interactions[1]])
     assert replay_answers(tmp_path, ["say hi"] * 3) == ["answer 1", "answer 2", "answer 3"]
 
@@ -501,7 +501,7 @@ def test_episodes_replay_by_their_number_not_their_place_in_the_file(tmp_path):
                                                ((1, 2), "episodes 1, 2 are not numbered 0..1")])
 def test_duplicate_or_missing_episodes_are_a_corrupt_cassette(tmp_path, episodes, problem):
     record_item(tmp_path, asks=("say hi", "say hi"))
-    path = scenario_file(tmp_path, "m", "bench", "A")
+    path = cassette_file(tmp_path, "m", "bench", "A")
 
     def renumber(interactions):
         for interaction, episode in zip(interactions, episodes):
@@ -805,7 +805,7 @@ def test_a_recorded_answer_replay_cannot_serve_is_a_corrupt_cassette_naming_file
     digest = request_digest("POST", "/chat/completions", {"model": "m", "messages": MESSAGES}, canonical=True)
     interaction = {**stored("suite/A/1", digest=digest),
                    "response": {**response, "headers": {"content-type": ["application/json"]}}}
-    path = scenario_file(tmp_path, "m", "bench", "A")
+    path = cassette_file(tmp_path, "m", "bench", "A")
     write_cassette(path, {"suite/A/1": [interaction]})
     recorder = Recorder(tmp_path, "m", RecordMode.NONE)
     model = Model.connect("m", recorder, Endpoint(None))

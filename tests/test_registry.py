@@ -24,7 +24,7 @@ QUESTIONS = {"q1": ("Say yes.", "yes"), "q2": ("Say no.", "no"), "q3": ("Say may
 
 
 def load_items(data, settings):
-    return [Item(id=f"tiny/{key}", benchmark="tiny", scenario="all", inputs={"question": question},
+    return [Item(id=f"tiny/{key}", benchmark="tiny", cassette="all", inputs={"question": question},
                  decoding={"temperature": 0, "max_tokens": 4}, expected=expected)
             for key, (question, expected) in QUESTIONS.items()]
 

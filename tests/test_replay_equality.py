@@ -16,7 +16,7 @@ import pytest
 from pytest_trust.endpoint.client import Endpoint, Model
 from pytest_trust.errors import CassetteError
 from pytest_trust.recording import Recorder, RecordMode, request_digest
-from pytest_trust.recording.cassettes import REPAIR, read_cassette, scenario_file, write_cassette
+from pytest_trust.recording.cassettes import REPAIR, cassette_file, read_cassette, write_cassette
 
 CASSETTES = Path(__file__).resolve().parent.parent / "cassettes"
 FILES = sorted(CASSETTES.glob("*/*/*.json"))
@@ -43,9 +43,9 @@ def ask(model: Model, body: dict) -> object:
     return [(str(a), a.finish_reason, a.withheld, a.irregular) for a in answers]
 
 
-def played(model: Model, benchmark: str, scenario: str, item_id: str, bodies: list[dict]) -> list[object]:
+def played(model: Model, benchmark: str, cassette: str, item_id: str, bodies: list[dict]) -> list[object]:
     recorder = model.transport.recorder
-    recorder.begin(benchmark, scenario, item_id)
+    recorder.begin(benchmark, cassette, item_id)
     try:
         return [ask(model, body) for body in bodies]
     finally:
@@ -55,14 +55,14 @@ def played(model: Model, benchmark: str, scenario: str, item_id: str, bodies: li
 @pytest.mark.skipif(not FILES, reason="no committed cassettes")
 @pytest.mark.parametrize("path", FILES, ids=[p.relative_to(CASSETTES).as_posix() for p in FILES])
 def test_every_committed_answer_replays_as_the_client_path_replayed_it(path):
-    model_folder, benchmark, scenario = path.relative_to(CASSETTES).with_suffix("").parts
+    model_folder, benchmark, cassette = path.relative_to(CASSETTES).with_suffix("").parts
     direct, through_client = both_paths(CASSETTES, model_folder)
     asked = 0
     try:
         for item_id, interactions in read_cassette(path).items():
             bodies = [json.loads(i["request"]["body"]) for i in interactions]
-            new = played(direct, benchmark, scenario, item_id, bodies)
-            old = played(through_client, benchmark, scenario, item_id, bodies)
+            new = played(direct, benchmark, cassette, item_id, bodies)
+            old = played(through_client, benchmark, cassette, item_id, bodies)
             assert new == old, item_id
             assert all(isinstance(answers, list) for answers in new), (item_id, new)  # every committed one replays
             asked += len(bodies)
@@ -81,7 +81,7 @@ def damaged(tmp_path: Path, status: int, body: str) -> Path:
                    "request": {"method": "POST", "uri": "http://x/v1/chat/completions", "body": "{}", "headers": {}},
                    "response": {"status": {"code": status, "message": ""}, "body": {"string": body},
                                 "headers": {"content-type": ["application/json"]}}}
-    path = scenario_file(tmp_path, "m", "bench", "A")
+    path = cassette_file(tmp_path, "m", "bench", "A")
     write_cassette(path, {"suite/A/1": [interaction]})
     return path
 

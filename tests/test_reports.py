@@ -430,11 +430,11 @@ def test_the_summary_says_which_scores_are_partial_and_why_in_a_sentence(pyteste
     assert " lack " not in result.stdout.str() and " lacks " not in result.stdout.str()
 
 
-def test_items_of_a_scenario_share_the_property_tuples_they_repeat():
+def test_items_of_a_cassette_unit_share_the_property_tuples_they_repeat():
     """Only the reason (and a score) is an item's own; the benchmark, scenario, verdict and refusal pairs are one
     tuple each for every item that repeats them. The values are the same either way."""
     def properties(item_id: str, reason: str) -> list[tuple[str, object]]:
-        item = Item(id=item_id, benchmark="stereotype", scenario="benign-hiv", inputs={}, decoding={})
+        item = Item(id=item_id, benchmark="stereotype", cassette="benign-hiv", inputs={}, decoding={})
         verdict = {"passed": False, "reason": reason, "score": None, "refused": False}
         return item_properties(item, [(RESULT_PROPERTY, {"verdict": verdict})])
 

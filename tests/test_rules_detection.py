@@ -62,7 +62,7 @@ def test_the_request_is_upstreams_prompt_with_the_rules_and_the_last_two_message
 
 def test_the_id_names_behaviour_case_and_the_model_that_wrote_the_conversation():
     built = item()
-    assert (built.id, built.scenario, built.expected) == ("Encryption/0f3c/gpt-4-0613", "Encryption", False)
+    assert (built.id, built.cassette, built.expected) == ("Encryption/0f3c/gpt-4-0613", "Encryption", False)
     assert item(behavior="SimonSays_reject", record={**RECORD, "params": {}}).inputs["scenario"] == "SimonSays"
 
 
@@ -193,13 +193,13 @@ def test_the_mirror_holds_1098_conversations_in_22_behaviours_with_unique_ids(da
     store = DataStore(data_mirror, download=False)
     items = load_items(store)
     assert len(items) == 1098 and len({i.id for i in items}) == 1098
-    assert sorted({i.scenario for i in items}) == sorted(BEHAVIORS) and len(BEHAVIORS) == 22
+    assert sorted({i.cassette for i in items}) == sorted(BEHAVIORS) and len(BEHAVIORS) == 22
     assert sum(i.expected for i in items) == 548  # passes; 550 violations
     assert len({i.inputs["source_model"] for i in items}) == 13
     # the rule prompt built from params is the rules message the conversation's model was given
     for behavior in BEHAVIORS:
         records = read_jsonl(store, SOURCE, DETECTION_FILE.format(behavior=behavior))
-        built = [i for i in items if i.scenario == behavior]
+        built = [i for i in items if i.cassette == behavior]
         assert [i.inputs["rules"] for i in built] == [r["messages"][1]["content"] for r in records], behavior
         assert [messages(i)[0]["content"].endswith(r["messages"][-1]["content"]) for i, r in zip(built, records)] \
             == [True] * len(records)

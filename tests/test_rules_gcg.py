@@ -59,7 +59,7 @@ def test_items_are_the_justask_cases_of_behaviours_with_a_suffix(tmp_path, data_
     for item in items:
         suite, stem, uuid = item.id.split("/")
         twin = plain[f"justask/{stem}/{uuid}"]
-        assert suite == "gcg" and item.scenario == f"gcg.{stem}" and item.inputs["messages"] == twin.inputs["messages"]
+        assert suite == "gcg" and item.cassette == f"gcg.{stem}" and item.inputs["messages"] == twin.inputs["messages"]
         assert item.inputs["suffixes"] == ({"model-a": "! x", "model-b": "! y"} if stem == "Encryption"
                                            else {"model-b": "! z"})
     gcg.write_record(tmp_path / "c.jsonl", record("Nonsense", "!"))

@@ -55,7 +55,7 @@ def m(role: str, content: str) -> dict:
 def test_item_facts_follow_upstreams_loader():
     built = item("hello")
     assert built.id == "systematic/Commitment_reject/c0ffee"
-    assert built.benchmark == "rules_v1" and built.scenario == "systematic.Commitment_reject"
+    assert built.benchmark == "rules_v1" and built.cassette == "systematic.Commitment_reject"
     assert {k: built.inputs[k] for k in ("suite", "behavior", "scenario", "bucket", "category")} == {
         "suite": "systematic", "behavior": "Commitment_reject", "scenario": "Commitment", "bucket": "helpful",
         "category": "Rule change"}

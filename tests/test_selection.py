@@ -1,5 +1,5 @@
 """What a run leaves out, and says it left out: --trust-recorded-only and --trust-shard as a suite's items are
-parametrized, a scenario left out unread, a -m expression that names no marker."""
+parametrized, a cassette unit left out unread, a -m expression that names no marker."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pytest_trust.recording import Recorder, RecordMode
 from pytest_trust.run.selection import Selection, marker_lines
 
 
-def item(scenario: str, number: int) -> Item:
-    return Item(id=f"{scenario}/{number}", benchmark="bench", scenario=scenario, inputs={}, decoding={})
+def item(cassette: str, number: int) -> Item:
+    return Item(id=f"{cassette}/{number}", benchmark="bench", cassette=cassette, inputs={}, decoding={})
 
 
 def recorded(tmp_path: Path, ids: list[str]) -> Recorder:
@@ -31,7 +31,7 @@ def test_recorded_only_keeps_the_recorded_items_and_counts_the_rest(tmp_path):
     assert selection.left_out_lines() == ["--trust-recorded-only: 2 items without a recording left out"]
 
 
-def test_a_scenario_without_a_cassette_file_is_left_out_unread_and_counted(tmp_path):
+def test_a_cassette_unit_without_a_file_is_left_out_unread_and_counted(tmp_path):
     selection = Selection(None, None, recorded(tmp_path, ["s/1"]))
     assert selection.skips("bench", "other", 7) and not selection.skips("bench", "s", 3)
     assert not selection.skips("unrecorded-benchmark", "x", 5)  # kept whole: the plugin says it has no recordings

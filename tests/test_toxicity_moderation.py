@@ -17,7 +17,7 @@ from pytest_trust.recording.cassettes import read_cassette
 from pytest_trust.scorers.moderation import MODEL, SCORES_FOLDER, ModerationScorer
 
 KEY = "sk-test-moderation-0123456789abcdef"
-ITEM = Item(id="toxic-template-0/7", benchmark="toxicity", scenario="toxic-template-0", inputs={}, decoding={})
+ITEM = Item(id="toxic-template-0/7", benchmark="toxicity", cassette="toxic-template-0", inputs={}, decoding={})
 
 
 @pytest.fixture

@@ -180,7 +180,7 @@ def test_a_score_never_recorded_says_perspective_closed_instead_of_asking_for_a_
 
     monkeypatch.setattr(perspective, "current_date", lambda: date(2027, 3, 1))
     replay = PerspectiveScorer(None, recorder=Recorder(tmp_path, "perspective-api", RecordMode.NONE), rpm=None)
-    item = Item(id="toxic-template-0/1", benchmark="toxicity", scenario="toxic-template-0", inputs={}, decoding={})
+    item = Item(id="toxic-template-0/1", benchmark="toxicity", cassette="toxic-template-0", inputs={}, decoding={})
     with pytest.raises(CassetteMiss, match=r"no recorded Perspective score for item toxic-template-0/1 .*; Google "
                                            r"closed the Perspective API on 31 December 2026: only recorded scores "
                                            r"replay; score new texts with --trust-toxicity-scorer offline$"):

@@ -65,7 +65,7 @@ class ServerJudge:
         self.services = Services()  # what the benchmark declares it needs, as a run's defaults
 
     def play(self, item: Item) -> Result:
-        self.recorder.begin(item.benchmark, item.scenario, item.id)
+        self.recorder.begin(item.benchmark, item.cassette, item.id)
         try:
             return self.benchmark.run(item, self.model, **self.services.given(self.benchmark))
         finally:

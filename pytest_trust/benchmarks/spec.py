@@ -40,11 +40,11 @@ class Recorded:
 
 @dataclass(frozen=True)
 class Unrecorded:
-    """A scenario, or one item of it (``item_id``), that a source never recorded for the model: the importer
+    """A cassette unit, or one item of it (``item_id``), that a source never recorded for the model: the importer
     marks it, so its replay skips with ``reason`` (the exception ``errors.NotRecorded``) instead of missing."""
 
     benchmark: str
-    scenario: str
+    cassette: str
     reason: str
     item_id: str | None = None
     files: tuple[str, ...] = field(default_factory=tuple)  # recording files looked for and absent

@@ -85,7 +85,7 @@ def _add_recording_commands(sub: argparse._SubParsersAction) -> None:
     joiner = sub.add_parser(
         "join", help="join the cassette folders of several shards or machines into one",
         description="Join every cassette file under each SOURCE folder (a shard's cassettes/, laid out as "
-                    "cassettes/<model>/<benchmark>/<scenario>.json) into --cassettes, item by item (a later source "
+                    "cassettes/<model>/<benchmark>/<unit>.json) into --cassettes, item by item (a later source "
                     "wins for an item recorded twice), each file written atomically. Exit status 0; 2 for a corrupt "
                     "file (named, with its repair) or a folder that is missing.")
     joiner.add_argument("sources", nargs="+", type=Path, metavar="SOURCE", help="a shard's cassette folder")
@@ -487,7 +487,7 @@ def _import(args: argparse.Namespace) -> int:
         return 2
     for line in report.lines():
         print(line)
-    total = sum(s.imported for s in report.scenarios.values())
+    total = sum(s.imported for s in report.cassettes.values())
     print(f"{total} items imported into {model_dir(args.cassettes, report.model)} ({len(report.files)} files); "
           f"replay with: {_replay_command(report.model, args.only or decodingtrust.PERSPECTIVES, args.cassettes)}")
     return 0

@@ -352,7 +352,7 @@ def _headline_key(benchmark: str) -> str | None:
 def cassettes_readme(plan: Plan) -> str:
     return (
         "# Recorded model answers\n\n"
-        "pytest-trust records each model's answers here (`cassettes/<model>/<benchmark>/<scenario>.json`, vcrpy\n"
+        "pytest-trust records each model's answers here (`cassettes/<model>/<benchmark>/<unit>.json`, vcrpy\n"
         "JSON cassettes) and replays them offline. Commit them: CI replays them with the network blocked. Check\n"
         "them for credentials before committing: `pytest-trust audit cassettes`.\n\n"
         f"Record what is missing: `{plan.command(*_record_options(plan), '--record-mode=new_episodes')}`\n"

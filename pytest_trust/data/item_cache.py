@@ -13,10 +13,10 @@ A file whose stamp changed is verified against its pin again, as a build would r
 way (the error names the file); a good one is the same data, so the list stands and the stamps are renewed. A list
 without its stamps is rebuilt.
 
-A list is stored scenario by scenario, each scenario's items in pickles of ``CHUNK``, after which a header says
-each scenario's name, positions, the keys of its items (``ItemKey``) and its chunks' sizes. It is read back through
+A list is stored a cassette unit at a time, each unit's items in pickles of ``CHUNK``, after which a header says
+each unit's name, positions, the keys of its items (``ItemKey``) and its chunks' sizes. It is read back through
 ``cut``, which sees only the keys: a run that keeps a few thousand of 264,000 items unpickles only the chunks that
-hold them, and a scenario that ``skip`` leaves out whole (one with no recordings, under --trust-recorded-only) is
+hold them, and a unit that ``skip`` leaves out whole (one with no recordings, under --trust-recorded-only) is
 stepped over. No file's bytes are kept: each pickle is read from the open file.
 """
 
@@ -39,10 +39,10 @@ if TYPE_CHECKING:
 
 PACKAGE = Path(__file__).resolve().parent.parent
 OFF = "PYTEST_TRUST_ITEM_CACHE"  # set to 0 to build every time
-FORMAT = "by-scenario-chunked-4"  # the file's layout, part of its key
-# items a pickle: the main job keeps 9,051 of 264,197 items, spread through their scenarios, and unpickles 31,000;
+FORMAT = "by-cassette-chunked-4"  # the file's layout, part of its key
+# items a pickle: the main job keeps 9,051 of 264,197 items, spread through their cassette units, and unpickles 31,000;
 # a chunk's items still share the objects they have in common (a demonstration repeated on every item of a
-# scenario), so the file is 1.2x the size of one pickle a scenario, where one pickle an item would be 2.7x
+# cassette unit), so the file is 1.2x the size of one pickle a unit, where one pickle an item would be 2.7x
 CHUNK = 8
 
 
@@ -51,12 +51,12 @@ class ItemKey(NamedTuple):
 
     id: str
     benchmark: str
-    scenario: str
+    cassette: str
     unavailable: str
 
 
-Cut = Callable[[list[Any]], list[Any]]  # one scenario's items, or their ItemKeys -> those kept, in their order
-# (scenario, its number of items) -> True: leave it out whole, unread; never asked of a scenario holding items that
+Cut = Callable[[list[Any]], list[Any]]  # one cassette unit's items, or their ItemKeys -> those kept, in their order
+# (cassette unit, its number of items) -> True: leave it out whole, unread; never asked of a unit holding items that
 # skip wherever they run (``unavailable``): they run, to say why
 Skip = Callable[[str, int], bool]
 STAMPS = ".files.json"  # beside a list: the stamps of the files it was built from
@@ -82,7 +82,7 @@ def cached_items(folder: Path, suite: str, settings: Mapping[str, Any], data: Pa
                  build: Callable[[], list[Any]], cut: Cut | None = None, skip: Skip | None = None,
                  store: DataStore | None = None) -> list[Any]:
     """``build()``'s list, from ``folder`` when a list with the same key is there; with ``cut``, only what it keeps
-    of each scenario's items (items have a ``scenario``) that ``skip`` does not leave out, in the list's order.
+    of each cassette unit's items (items have a ``cassette``) that ``skip`` does not leave out, in the list's order.
     ``store``: the data store ``build`` reads, whose files a cached list is checked against (module docstring)."""
     if os.environ.get(OFF, "1") == "0":
         return _cut(build(), cut, skip)
@@ -109,25 +109,25 @@ def cached_items(folder: Path, suite: str, settings: Mapping[str, Any], data: Pa
     return _cut(items, cut, skip)
 
 
-def _scenarios(items: Sequence[Any]) -> dict[str, list[int]]:
-    """Each scenario's positions in ``items``, in order."""
+def _cassettes(items: Sequence[Any]) -> dict[str, list[int]]:
+    """Each cassette unit's positions in ``items``, in order."""
     positions: dict[str, list[int]] = {}
     for position, item in enumerate(items):
-        positions.setdefault(item.scenario, []).append(position)
+        positions.setdefault(item.cassette, []).append(position)
     return positions
 
 
 def _cut(items: list[Any], cut: Cut | None, skip: Skip | None = None) -> list[Any]:
     if cut is None and skip is None:
         return items
-    kept = [pair for scenario, positions in _scenarios(items).items()
-            if skip is None or _has_unavailable([items[p] for p in positions]) or not skip(scenario, len(positions))
+    kept = [pair for cassette, positions in _cassettes(items).items()
+            if skip is None or _has_unavailable([items[p] for p in positions]) or not skip(cassette, len(positions))
             for pair in _kept(positions, [items[p] for p in positions], cut)]
     return _ordered(kept)
 
 
 def _kept(positions: Sequence[int], block: list[Any], cut: Cut | None) -> list[tuple[int, Any]]:
-    """What ``cut`` keeps of one scenario's ``block``, each with its position in the whole list."""
+    """What ``cut`` keeps of one cassette unit's ``block``, each with its position in the whole list."""
     if cut is None:
         return list(zip(positions, block))
     where = {id(item): position for position, item in zip(positions, block)}
@@ -153,8 +153,8 @@ def _read(path: Path, cut: Cut | None, skip: Skip | None) -> list[Any] | None:
                 return None
             start = HEADER_AT.size
             kept: list[tuple[int, Any]] = []
-            for scenario, positions, keys, sizes in header:  # one at a time: what ``cut`` drops is never read
-                kept += _read_scenario(handle, start, positions, keys, sizes, cut, skip)
+            for cassette, positions, keys, sizes in header:  # one at a time: what ``cut`` drops is never read
+                kept += _read_cassette(handle, start, positions, keys, sizes, cut, skip)
                 start += sum(sizes)
     except FileNotFoundError:
         return None
@@ -163,11 +163,11 @@ def _read(path: Path, cut: Cut | None, skip: Skip | None) -> list[Any] | None:
     return _ordered(kept)
 
 
-def _read_scenario(handle: Any, start: int, positions: list[int], keys: list[ItemKey], sizes: list[int],
+def _read_cassette(handle: Any, start: int, positions: list[int], keys: list[ItemKey], sizes: list[int],
                    cut: Cut | None, skip: Skip | None) -> list[tuple[int, Any]]:
-    """The items ``cut`` keeps of the scenario stored from ``start``, each with its position in the whole list:
+    """The items ``cut`` keeps of the cassette unit stored from ``start``, each with its position in the whole list:
     only the chunks that hold one are unpickled."""
-    if skip is not None and not _has_unavailable(keys) and skip(keys[0].scenario, len(keys)):
+    if skip is not None and not _has_unavailable(keys) and skip(keys[0].cassette, len(keys)):
         return []
     wanted = range(len(keys)) if cut is None else [n for n, _ in _kept(range(len(keys)), keys, cut)]
     offsets = [start]
@@ -181,7 +181,7 @@ def _read_scenario(handle: Any, start: int, positions: list[int], keys: list[Ite
     for n in wanted:
         item = chunks[n // CHUNK][n % CHUNK]
         if item.id != keys[n].id:  # a file that is not what its header says: rebuilt
-            raise ValueError(f"item {n} of {keys[n].scenario} is {item.id}, not {keys[n].id}")
+            raise ValueError(f"item {n} of {keys[n].cassette} is {item.id}, not {keys[n].id}")
         kept.append((positions[n], item))
     return kept
 
@@ -196,15 +196,15 @@ def _store(folder: Path, suite: str, path: Path, items: list[Any]) -> None:
         header = []
         with os.fdopen(fd, "wb") as handle:
             handle.write(bytes(HEADER_AT.size))  # where the header starts, written once it is known
-            for scenario, positions in _scenarios(items).items():
+            for cassette, positions in _cassettes(items).items():
                 block = [items[p] for p in positions]
                 sizes = []
                 for first in range(0, len(block), CHUNK):
                     start = handle.tell()
                     pickle.dump(block[first:first + CHUNK], handle, protocol=pickle.HIGHEST_PROTOCOL)
                     sizes.append(handle.tell() - start)
-                keys = [ItemKey(item.id, item.benchmark, item.scenario, item.unavailable) for item in block]
-                header.append((scenario, positions, keys, sizes))
+                keys = [ItemKey(item.id, item.benchmark, item.cassette, item.unavailable) for item in block]
+                header.append((cassette, positions, keys, sizes))
             at = handle.tell()
             pickle.dump(header, handle, protocol=pickle.HIGHEST_PROTOCOL)
             handle.seek(0)

@@ -104,7 +104,7 @@ def import_command(model: str, cassettes: Path | None = None) -> str:
 
 
 @dataclass
-class ScenarioReport:
+class CassetteReport:
     imported: int = 0
     not_recorded: list[str] = field(default_factory=list)  # reasons
     missing_files: list[str] = field(default_factory=list)
@@ -113,12 +113,12 @@ class ScenarioReport:
 @dataclass
 class ImportReport:
     model: str
-    scenarios: dict[tuple[str, str], ScenarioReport] = field(default_factory=lambda: defaultdict(ScenarioReport))
+    cassettes: dict[tuple[str, str], CassetteReport] = field(default_factory=lambda: defaultdict(CassetteReport))
     files: list[Path] = field(default_factory=list)
 
     def lines(self) -> Iterable[str]:
-        for (benchmark, scenario), report in sorted(self.scenarios.items()):
-            line = f"{benchmark}/{scenario}: {report.imported} item(s) imported"
+        for (benchmark, cassette), report in sorted(self.cassettes.items()):
+            line = f"{benchmark}/{cassette}: {report.imported} item(s) imported"
             if report.not_recorded:
                 reasons = Counter(report.not_recorded)
                 line += "; not recorded: " + "; ".join(
@@ -153,15 +153,15 @@ def import_model(data: DataStore, model: str, root: Path, perspectives: Iterable
             progress(f"importing {benchmark.name} ...")
         for entry in benchmark.recordings[SOURCE](data, names):
             if isinstance(entry, Unrecorded):
-                scenario = report.scenarios[entry.benchmark, entry.scenario]
-                scenario.not_recorded.append(entry.reason)
-                scenario.missing_files.extend(f for f in entry.files if f not in scenario.missing_files)
-                cassettes.mark(entry.benchmark, entry.scenario, entry.reason, entry.item_id)
+                cassette = report.cassettes[entry.benchmark, entry.cassette]
+                cassette.not_recorded.append(entry.reason)
+                cassette.missing_files.extend(f for f in entry.files if f not in cassette.missing_files)
+                cassettes.mark(entry.benchmark, entry.cassette, entry.reason, entry.item_id)
                 continue
             item = entry.item
-            cassettes.add(item.benchmark, item.scenario, item.id,
+            cassettes.add(item.benchmark, item.cassette, item.id,
                           chat_body(names.full, _request(benchmark, entry), item.decoding), entry.response)
-            report.scenarios[item.benchmark, item.scenario].imported += 1
+            report.cassettes[item.benchmark, item.cassette].imported += 1
     report.files = cassettes.write()
     return report
 

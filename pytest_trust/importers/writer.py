@@ -1,4 +1,4 @@
-"""Interactions built from a recorded request body and answer, written as scenario cassettes.
+"""Interactions built from a recorded request body and answer, written as cassette files.
 
 An imported interaction is what a live recording of the same exchange would hold (vcrpy's request
 and response dicts, the digest our transport computes, the episode), so it replays through the same
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..recording.cassettes import Interaction, scenario_file, write_cassette
+from ..recording.cassettes import Interaction, cassette_file, write_cassette
 from ..recording.digest import request_digest
 
 CHAT_ENDPOINT = "/chat/completions"
@@ -39,7 +39,7 @@ def interaction(item_id: str, episode: int, body: Mapping[str, Any], response: M
 
 
 class CassetteSet:
-    """Interactions and not-recorded marks of one model, grouped by (benchmark, scenario) file."""
+    """Interactions and not-recorded marks of one model, grouped by (benchmark, cassette) file."""
 
     def __init__(self, root: Path, model: str) -> None:
         self.root = root
@@ -47,18 +47,18 @@ class CassetteSet:
         self.items: dict[tuple[str, str], dict[str, list[Interaction]]] = defaultdict(dict)
         self.not_recorded: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
 
-    def add(self, benchmark: str, scenario: str, item_id: str, body: Mapping[str, Any],
+    def add(self, benchmark: str, cassette: str, item_id: str, body: Mapping[str, Any],
             response: Mapping[str, Any]) -> None:
-        episodes = self.items[benchmark, scenario].setdefault(item_id, [])
+        episodes = self.items[benchmark, cassette].setdefault(item_id, [])
         episodes.append(interaction(item_id, len(episodes), body, response))
 
-    def mark(self, benchmark: str, scenario: str, reason: str, item_id: str | None = None) -> None:
-        self.not_recorded[benchmark, scenario][item_id or "*"] = reason
+    def mark(self, benchmark: str, cassette: str, reason: str, item_id: str | None = None) -> None:
+        self.not_recorded[benchmark, cassette][item_id or "*"] = reason
 
     def write(self) -> list[Path]:
         written = []
         for key in sorted(set(self.items) | set(self.not_recorded)):
-            path = scenario_file(self.root, self.model, *key)
+            path = cassette_file(self.root, self.model, *key)
             write_cassette(path, self.items.get(key, {}), self.not_recorded.get(key, {}))
             written.append(path)
         return written

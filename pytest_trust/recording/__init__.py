@@ -1,4 +1,4 @@
-"""Recording layer: vcrpy cassettes per scenario, replay by request digest (docs/decisions.md).
+"""Recording layer: vcrpy cassettes per cassette unit, replay by request digest (docs/decisions.md).
 
 The transports (``transport``, ``capture``) are imported by what records: a replay never loads the HTTP stack.
 """

@@ -1,8 +1,8 @@
-"""Cassette files: vcrpy's JSON cassette format, one file per scenario, one logical cassette per item.
+"""Cassette files: vcrpy's JSON cassette format, one file per cassette unit, one logical cassette per item.
 
 A file is what ``vcr.serialize`` writes (``{"version": 1, "interactions": [...]}``) so vcrpy can read
 it; each interaction also carries ``item_id``, ``digest`` and ``episode`` (the n-th time the item sent
-that digest). An imported run may add ``not_recorded``: item id (or ``"*"``, the whole scenario) ->
+that digest). An imported run may add ``not_recorded``: item id (or ``"*"``, the whole file) ->
 why its source never recorded it, so replay skips those items with the reason instead of missing.
 Reading is strict: any file replay could trip over is a ``CorruptCassette`` naming the file and the
 repair, never a KeyError in the middle of a run; so is a file of another format version than this release
@@ -40,8 +40,8 @@ def model_dir(root: Path, model: str) -> Path:
     return root / re.sub(r"[^A-Za-z0-9._+=-]", "_", model)
 
 
-def scenario_file(root: Path, model: str, benchmark: str, scenario: str) -> Path:
-    return model_dir(root, model) / benchmark / f"{scenario}.json"
+def cassette_file(root: Path, model: str, benchmark: str, cassette: str) -> Path:
+    return model_dir(root, model) / benchmark / f"{cassette}.json"
 
 
 def read_cassette(path: Path) -> dict[str, list[Interaction]]:

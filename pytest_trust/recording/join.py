@@ -1,6 +1,6 @@
 """``pytest-trust join``: the recordings of several shards (or machines) joined into one cassette folder.
 
-Each shard recorded a slice of the items into its own copy of ``cassettes/``; a cassette file is one scenario, so
+Each shard recorded a slice of the items into its own copy of ``cassettes/``; a cassette file is one cassette unit, so
 the same file may come from several shards, each holding other items. The files are joined item by item (a
 later source's answers win for an item recorded twice) and written atomically, as a recording run writes them.
 """

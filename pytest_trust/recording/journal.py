@@ -2,7 +2,7 @@
 
 Each recording process appends one JSON line per finished item to its own journal file and flushes
 it to disk. At session end (and at the next start, for journals left by a killed run) the journals
-are merged into the scenario cassette files under a file lock, which makes concurrent xdist workers
+are merged into the cassette files under a file lock, which makes concurrent xdist workers
 and concurrent sessions safe: an item's interactions in the journal replace the item's interactions
 in the cassette. A journal is named ``<session id>-<worker>-<pid>[-<n>].jsonl`` and its writer holds an
 exclusive ``flock`` on it while it is open; the kernel drops that lock when the writer closes it or

@@ -1,11 +1,11 @@
-"""The session's cassettes for one model: lazy per-scenario index, per-item tapes, the journal.
+"""The session's cassettes for one model: lazy per-file index, per-item tapes, the journal.
 
-A corrupt scenario file fails only that scenario's items, each with the same message; the other
-scenarios replay. ``--record-mode=rewrite`` reads a corrupt file as empty, and its merge replaces it.
+A corrupt cassette file fails only its own items, each with the same message; the other files
+replay. ``--record-mode=rewrite`` reads a corrupt file as empty, and its merge replaces it.
 
-A replay holds a scenario file's answers only while its items play: which items a file records is kept
+A replay holds a cassette file's answers only while its items play: which items a file records is kept
 (``recorded``, asked while collecting), the answers are read when its first item plays and let go
-after its last (``expect``), so a run's memory holds one scenario's answers, not every file's. An item
+after its last (``expect``), so a run's memory holds one file's answers, not every file's. An item
 played again after that (a rerun plugin) reads its file again.
 """
 
@@ -17,14 +17,14 @@ from collections.abc import Callable, Container, Mapping
 from pathlib import Path
 
 from ..errors import CorruptCassette, NotRecorded
-from .cassettes import Interaction, model_dir, read_cassette_file, scenario_file
+from .cassettes import Interaction, cassette_file, model_dir, read_cassette_file
 from .journal import Journal, MergeReport, merge_journals
 from .modes import RecordMode
 from .tape import Tape
 
 
 class Recorder:
-    """Opens one tape per item. Each scenario file is read once per process, and by a replay once more if it was
+    """Opens one tape per item. Each cassette file is read once per process, and by a replay once more if it was
     first read for its index or its answers were let go."""
 
     def __init__(self, root: Path, model: str, mode: RecordMode, session_id: str | None = None,
@@ -41,7 +41,7 @@ class Recorder:
         self._recorded: dict[Path, frozenset[str]] = {}  # each file read: its items with interactions or a mark
         self._not_recorded: dict[Path, dict[str, str]] = {}
         self._left: dict[Path, int] = {}  # replay: items still to play of each file (``expect``)
-        self._corrupt: dict[Path, str] = {}  # scenario file -> why none of its items can replay
+        self._corrupt: dict[Path, str] = {}  # cassette file -> why none of its items can replay
         self._loading = threading.Lock()
         self._local = threading.local()  # each thread plays one item at a time: its own tape
 
@@ -54,26 +54,26 @@ class Recorder:
     def tape(self, tape: Tape | None) -> None:
         self._local.tape = tape
 
-    def interactions(self, benchmark: str, scenario: str, item_id: str) -> tuple[Path, list[Interaction]]:
-        """The item's recorded interactions; ``CorruptCassette`` if its scenario file is corrupt."""
-        path = self._load(benchmark, scenario, answers=True)
+    def interactions(self, benchmark: str, cassette: str, item_id: str) -> tuple[Path, list[Interaction]]:
+        """The item's recorded interactions; ``CorruptCassette`` if its cassette file is corrupt."""
+        path = self._load(benchmark, cassette, answers=True)
         if path in self._corrupt:
             raise CorruptCassette(self._corrupt[path])
         return path, self._files[path].get(item_id, [])
 
-    def _load(self, benchmark: str, scenario: str, answers: bool) -> Path:
-        """The scenario's file, read if it was not, or if its answers are wanted and were let go."""
-        path = self._paths.get((benchmark, scenario))
+    def _load(self, benchmark: str, cassette: str, answers: bool) -> Path:
+        """The cassette unit's file, read if it was not, or if its answers are wanted and were let go."""
+        path = self._paths.get((benchmark, cassette))
         if path is None or (answers and path not in self._files):
-            with self._loading:  # threads recording the same scenario read its file once
-                return self._load_once(benchmark, scenario, answers)
+            with self._loading:  # threads recording the same cassette unit read its file once
+                return self._load_once(benchmark, cassette, answers)
         return path
 
-    def _load_once(self, benchmark: str, scenario: str, answers: bool) -> Path:
-        path = self._paths.get((benchmark, scenario))
+    def _load_once(self, benchmark: str, cassette: str, answers: bool) -> Path:
+        path = self._paths.get((benchmark, cassette))
         if path is not None and (path in self._files or not answers):
             return path
-        path = scenario_file(self.root, self.model, benchmark, scenario)
+        path = cassette_file(self.root, self.model, benchmark, cassette)
         by_item = self._read(path)
         if self.mode.can_record:
             self._files[path] = by_item
@@ -82,7 +82,7 @@ class Recorder:
                 for interaction in interactions:
                     interaction.pop("request", None)
             self._files[path] = by_item
-        self._paths[benchmark, scenario] = path
+        self._paths[benchmark, cassette] = path
         return path
 
     def _read(self, path: Path) -> dict[str, list[Interaction]]:
@@ -97,22 +97,22 @@ class Recorder:
         return by_item
 
     def expect(self, plays: Mapping[tuple[str, str], int]) -> None:
-        """The items this process will play, counted by (benchmark, scenario): a replay lets a file's answers go
+        """The items this process will play, counted by (benchmark, cassette): a replay lets a file's answers go
         once its last one has played. Never called, or when recording, every file read stays held."""
         if not self.mode.can_record:
-            self._left = {scenario_file(self.root, self.model, *key): count for key, count in plays.items()}
+            self._left = {cassette_file(self.root, self.model, *key): count for key, count in plays.items()}
 
-    def has_file(self, benchmark: str, scenario: str) -> bool:
-        """Whether the scenario has a cassette file."""
-        return scenario_file(self.root, self.model, benchmark, scenario).exists()
+    def has_file(self, benchmark: str, cassette: str) -> bool:
+        """Whether the cassette unit has a file."""
+        return cassette_file(self.root, self.model, benchmark, cassette).exists()
 
-    def recorded(self, benchmark: str, scenario: str) -> Container[str]:
-        """The ids of the scenario's items that have interactions, or a mark saying their source never recorded
-        them: what --trust-recorded-only keeps, asked once for a scenario's many items.
+    def recorded(self, benchmark: str, cassette: str) -> Container[str]:
+        """The ids of the cassette unit's items that have interactions, or a mark saying their source never recorded
+        them: what --trust-recorded-only keeps, asked once for a file's many items.
 
-        Every item of a corrupt scenario file counts as recorded, so replaying it reports the corruption.
+        Every item of a corrupt cassette file counts as recorded, so replaying it reports the corruption.
         """
-        path = self._load(benchmark, scenario, answers=False)
+        path = self._load(benchmark, cassette, answers=False)
         if path not in self._recorded:  # let go once its items played (``end``)
             with self._loading:
                 self._read(path)
@@ -121,10 +121,10 @@ class Recorder:
             return _EVERY_ID
         return self._recorded[path]
 
-    def begin(self, benchmark: str, scenario: str, item_id: str, hint: str | Callable[[], str] = "") -> Tape:
+    def begin(self, benchmark: str, cassette: str, item_id: str, hint: str | Callable[[], str] = "") -> Tape:
         """Open the item's tape; an item its imported source never recorded raises ``NotRecorded``
         when replaying (recording modes record it like any missing item)."""
-        path, interactions = self.interactions(benchmark, scenario, item_id)
+        path, interactions = self.interactions(benchmark, cassette, item_id)
         self._local.playing = path  # ``end`` counts it played, whatever comes of it
         if not interactions and not self.mode.can_record:
             marks = self._not_recorded[path]

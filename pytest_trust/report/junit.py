@@ -11,7 +11,7 @@ from .run_report import RunReport
 
 def item_properties(trust_item: Item, properties: list[tuple[str, object]]) -> list[tuple[str, object]]:
     """What a JUnit reader shows for a trust item: where it is from and what was decided, not the payload."""
-    out: list[tuple[str, object]] = [_shared("benchmark", trust_item.benchmark), _shared("scenario", trust_item.scenario)]
+    out: list[tuple[str, object]] = [_shared("benchmark", trust_item.benchmark), _shared("scenario", trust_item.cassette)]
     for name, value in properties:
         if name == RESULT_PROPERTY and isinstance(value, dict):
             verdict = value["verdict"]
@@ -30,7 +30,7 @@ _PAIRS: dict[tuple[str, str], tuple[str, str]] = {}
 
 
 def _shared(name: str, value: str) -> tuple[str, str]:
-    """One tuple for a property every item of a scenario (or of the run) repeats, not one per item: 0.7 MB over the
+    """One tuple for a property every item of a cassette unit (or of the run) repeats, not one per item: 0.7 MB over the
     gpt-4-0314 stereotype run's 3,456 items."""
     return _PAIRS.setdefault((name, value), (name, value))
 

@@ -28,9 +28,9 @@ def transcripts(items: Iterable[dict[str, Any]], recordings: Path) -> dict[str, 
         if item.get("id") and item.get("benchmark") and item.get("scenario"):
             by_file[item["benchmark"], item["scenario"]].append(item)
     found: dict[str, Transcript] = {}
-    for (benchmark, scenario), members in by_file.items():
+    for (benchmark, cassette), members in by_file.items():
         try:
-            recorded = read_cassette(recordings / benchmark / f"{scenario}.json")
+            recorded = read_cassette(recordings / benchmark / f"{cassette}.json")
         except CorruptCassette:
             continue
         for item in members:

@@ -52,7 +52,7 @@ class Played(NamedTuple):
         payload = {"benchmark": item.benchmark, **self.result.to_dict()}
         if self.irregular:
             payload["irregular"] = self.irregular
-        payload["scenario"] = item.scenario
+        payload["scenario"] = item.cassette
         return RESULT_PROPERTY, payload
 
 
@@ -62,7 +62,7 @@ def play(player, item: Item, hint: str | Callable[[], str]) -> Played:
     recorder = player.recorder
     model = None
     try:
-        recorder.begin(item.benchmark, item.scenario, item.id, hint=hint)
+        recorder.begin(item.benchmark, item.cassette, item.id, hint=hint)
         model = player.connect()
         benchmark = BENCHMARKS[item.benchmark]
         played = Played(result=benchmark.run(item, model, **player.services.given(benchmark)))

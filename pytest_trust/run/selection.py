@@ -86,19 +86,19 @@ class Selection:
         return self.shard is not None or self.recorder is not None
 
     def keep(self, items: list[Item]) -> list[Item]:
-        """--trust-shard, then --trust-recorded-only, of a suite's or a scenario's items."""
+        """--trust-shard, then --trust-recorded-only, of a suite's or a cassette unit's items."""
         if self.shard is not None:
             items, others = shards.select(items, self.shard, shards.item_key)
             self.other_shards += len(others)
         if self.recorder is None:
             return items
         recorder = self.recorder
-        recorded: dict[tuple[str, str], Container[str]] = {}  # asked once a scenario: a cut is often one scenario's
+        recorded: dict[tuple[str, str], Container[str]] = {}  # asked once a cassette unit: a cut is often one unit's
 
         def has_recording(item: Item) -> bool:
-            ids = recorded.get((item.benchmark, item.scenario))
+            ids = recorded.get((item.benchmark, item.cassette))
             if ids is None:
-                ids = recorded[item.benchmark, item.scenario] = recorder.recorded(item.benchmark, item.scenario)
+                ids = recorded[item.benchmark, item.cassette] = recorder.recorded(item.benchmark, item.cassette)
             return item.id in ids
 
         # a benchmark without a folder of recordings keeps its items here: the plugin skips or deselects them
@@ -108,14 +108,14 @@ class Selection:
         self.unrecorded += len(dropped)
         return kept
 
-    def skips(self, benchmark: str, scenario: str, count: int) -> bool:
-        """Whether ``scenario``'s ``count`` items can be left out before they are read: under --trust-recorded-only
-        (without --trust-shard, which needs each item's key), a scenario with no cassette file of a benchmark that
+    def skips(self, benchmark: str, cassette: str, count: int) -> bool:
+        """Whether ``cassette``'s ``count`` items can be left out before they are read: under --trust-recorded-only
+        (without --trust-shard, which needs each item's key), a cassette unit with no file of a benchmark that
         has recordings has none of its items recorded (``keep`` would drop each one)."""
         recorder = self.recorder
         if recorder is None or self.shard is not None or not (recorder.model_root / benchmark).is_dir():
             return False
-        if recorder.has_file(benchmark, scenario):
+        if recorder.has_file(benchmark, cassette):
             return False
         self.unrecorded += count
         return True

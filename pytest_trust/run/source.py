@@ -34,8 +34,8 @@ class ItemSource:
 
     def items(self, suite_name: str) -> list[Item]:
         """A suite's items, built once (then read from the user cache), cut to --trust-limit per cassette file and
-        to what the selection keeps, scenario by scenario: the uncut list is never held whole (once built), and a
-        scenario the selection leaves out whole is not even read."""
+        to what the selection keeps, file by file: the uncut list is never held whole (once built), and a
+        file the selection leaves out whole is not even read."""
         if suite_name not in self._items:
             suite = SUITES[suite_name]
             cut = self._cut if self.config.limit is not None or self.selection.filters else None
@@ -56,13 +56,13 @@ class ItemSource:
             self._items[suite_name] = items
         return self._items[suite_name]
 
-    def _skips(self, benchmark: str, scenario: str, count: int) -> bool:
-        """A scenario left out whole, unread (``Selection.skips``), counted as --trust-limit would cut it."""
+    def _skips(self, benchmark: str, cassette: str, count: int) -> bool:
+        """A cassette unit left out whole, unread (``Selection.skips``), counted as --trust-limit would cut it."""
         limit = self.config.limit
-        return self.selection.skips(benchmark, scenario, count if limit is None else min(count, limit))
+        return self.selection.skips(benchmark, cassette, count if limit is None else min(count, limit))
 
     def _cut(self, items: list[Item]) -> list[Item]:
-        """--trust-limit, then the selection's filters: of a whole suite or of one scenario's items, to the same
+        """--trust-limit, then the selection's filters: of a whole suite or of one cassette unit's items, to the same
         effect."""
         if self.config.limit is not None:
             items = seeded_subset(items, self.config.limit, self.config.seed)
@@ -77,14 +77,14 @@ class ItemSource:
 
 
 def seeded_subset(items: list[Item], limit: int, seed: int) -> list[Item]:
-    """Up to ``limit`` items per cassette file (``Item.scenario``), the same ones for the same seed, in their
+    """Up to ``limit`` items per cassette file (``Item.cassette``), the same ones for the same seed, in their
     original order."""
-    by_scenario: dict[str, list[Item]] = defaultdict(list)
+    by_cassette: dict[str, list[Item]] = defaultdict(list)
     for item in items:
-        by_scenario[item.scenario].append(item)
+        by_cassette[item.cassette].append(item)
     keep: set[str] = set()
-    for scenario, group in by_scenario.items():
-        rng = random.Random(f"{seed}:{scenario}")
+    for cassette, group in by_cassette.items():
+        rng = random.Random(f"{seed}:{cassette}")
         ids = sorted(item.id for item in group)
         keep.update(rng.sample(ids, min(limit, len(ids))))
     return [item for item in items if item.id in keep]

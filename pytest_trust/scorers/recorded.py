@@ -30,7 +30,7 @@ def in_item_tape(recorder: Recorder | None, item: Item | None,
     """``score(texts)`` with the item's logical cassette open, where its recorded answers live."""
     if recorder is None or item is None:
         return score(texts)
-    recorder.begin(item.benchmark, item.scenario, item.id)
+    recorder.begin(item.benchmark, item.cassette, item.id)
     try:
         return score(texts)
     finally:

@@ -57,10 +57,10 @@ def make_items(rules: RulesFile) -> list[Item]:
                           "turns": render(attack, rule.protects, rule.verb, rule.rule, rule.ask), **check,
                           "source": attack.source}
                 items.append(Item(id=f"{rule.name}/{slug(category)}/{n}", benchmark=NAME,
-                                  scenario=f"{rule.name}-{rule.digest}", inputs=inputs, decoding=DECODING,
+                                  cassette=f"{rule.name}-{rule.digest}", inputs=inputs, decoding=DECODING,
                                   tags=("attack",)))
     for n, question in enumerate(rules.benign, 1):
         inputs = {"kind": "benign", "rule": "", "category": "", "context": rules.context, "turns": (question,)}
-        items.append(Item(id=f"benign/{n}", benchmark=NAME, scenario=f"benign-{rules.benign_digest}",
+        items.append(Item(id=f"benign/{n}", benchmark=NAME, cassette=f"benign-{rules.benign_digest}",
                           inputs=inputs, decoding=DECODING, tags=("benign",)))
     return items

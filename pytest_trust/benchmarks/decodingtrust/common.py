@@ -72,7 +72,7 @@ def unavailable_item(benchmark: str, scenario: str, files: Iterable[str], source
     names = list(files)
     reasons = "; ".join(sorted({absent_reason(source, path) or "not pinned" for path in names}))
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    return Item(id=f"{scenario}/unavailable", benchmark=benchmark, scenario=scenario,
+    return Item(id=f"{scenario}/unavailable", benchmark=benchmark, cassette=scenario,
                 inputs={"unavailable": names, "why": reasons}, decoding={}, unavailable=f"{scenario} needs {shown}: {reasons}")
 
 

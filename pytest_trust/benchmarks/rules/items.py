@@ -58,6 +58,6 @@ def _items(rows: Iterable[Mapping[str, Any]], settings: Mapping[str, Any]) -> li
             "messages": tuple((m["role"].lower(), m["content"]) for m in row["messages"]),
             "keep_reminders": keep_reminders,
         }
-        items.append(Item(id=f"{row['suite']}/{label}/{row['id']}", benchmark=NAME, scenario=label,
+        items.append(Item(id=f"{row['suite']}/{label}/{row['id']}", benchmark=NAME, cassette=label,
                           inputs=inputs, decoding=DECODING, tags=(row["suite"],)))
     return items

@@ -74,6 +74,6 @@ def behavior_items(behavior: str, records: Sequence[Mapping[str, Any]], where: s
         seen.add(item_id)
         inputs = {"behavior": behavior, "scenario": scenario, "rules": prompt, "excerpt": excerpt,
                   "source_model": record["model"], "category": record.get("category")}
-        items.append(Item(id=item_id, benchmark=NAME, scenario=behavior, inputs=inputs, decoding=decoding,
+        items.append(Item(id=item_id, benchmark=NAME, cassette=behavior, inputs=inputs, decoding=decoding,
                           expected=label, tags=tags))
     return items

@@ -100,6 +100,6 @@ def make_items(suite: str, stem: str, rows: Iterable[Mapping[str, Any]], setting
             "system_instructions": system_instructions,
             "suffix": suffix,
         }
-        items.append(Item(id=item_id, benchmark=NAME, scenario=f"{suite}.{stem}", inputs=inputs,
+        items.append(Item(id=item_id, benchmark=NAME, cassette=f"{suite}.{stem}", inputs=inputs,
                           decoding=DECODING, tags=(suite,)))
     return items

@@ -41,7 +41,7 @@ def scenario_items(scenario: Scenario, seed: int, rows: list[dict[str, Any]],
         inputs = {"part": scenario.part, "group": scenario.group, "seed": seed, "index": index,
                   "task": scenario.task, "input": row["input"], "option": tuple(row["option"]),
                   "examples": examples}
-        items.append(Item(id=f"{scenario.name}/{seed}/{index}", benchmark=NAME, scenario=scenario.name,
+        items.append(Item(id=f"{scenario.name}/{seed}/{index}", benchmark=NAME, cassette=scenario.name,
                           inputs=inputs, decoding=CLASSIFICATION_DECODING, expected=row["label"],
                           tags=tags))
     if scenario.part == "spurious":

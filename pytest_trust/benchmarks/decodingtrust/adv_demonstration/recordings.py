@@ -24,9 +24,9 @@ def recordings(data: DataStore, names: Any) -> Iterable[Recorded | Unrecorded]:
     placeholders: dict[str, Item] = {}
     for item in load_items(data, {}):
         if item.unavailable:
-            placeholders[item.scenario] = item
+            placeholders[item.cassette] = item
         else:
-            by_file[item.scenario, item.inputs["seed"]].append(item)
+            by_file[item.cassette, item.inputs["seed"]].append(item)
     for scenario in SCENARIOS:
         if scenario.name in placeholders:
             inputs = placeholders[scenario.name].inputs

@@ -56,7 +56,7 @@ def task_items(task: str, examples: Sequence[Mapping[str, Any]], chosen: str = D
     # one mapping and one tags tuple for the call's items (read, never changed): a pickled
     # chunk's items then share them
     decoding, tags = dict(DECODING[chosen]), ("adv", task)
-    return [Item(id=f"adv-{task}/{position}", benchmark=NAME, scenario=f"adv-{task}",
+    return [Item(id=f"adv-{task}/{position}", benchmark=NAME, cassette=f"adv-{task}",
                  inputs={"task": task, "set": "adv", "protocol": chosen,
                          "fields": [[key, example[key]] for key in keys]},
                  decoding=decoding, expected=example["label"], tags=tags)

@@ -50,7 +50,7 @@ def run(item: Item, model: ChatModel) -> Result:
     check_available(item)
     answer = model.chat(messages(item), **item.decoding)
     task = item.inputs["task"]
-    facts = {"scenario": item.scenario, "set": item.inputs["set"], "task": task,
+    facts = {"scenario": item.cassette, "set": item.inputs["set"], "task": task,
              "prediction": prediction(answer, task), "label": item.expected, "answer": answer[:200]}
     if item.inputs.get("method") is not None:
         facts["method"] = item.inputs["method"]

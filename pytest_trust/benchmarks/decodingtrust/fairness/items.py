@@ -10,34 +10,34 @@ import numpy as np
 from ....data import DataStore, absent_reason, is_pinned, read_jsonl
 from ....items import Item
 from ..common import CLASSIFICATION_DECODING, SOURCE, unavailable_item
-from .settings import SETTINGS, Setting
+from .scenarios import SCENARIOS, Scenario
 
 NAME = "fairness"
 
 
 def load_items(data: DataStore, settings: dict[str, Any] | None = None) -> list[Item]:
     items: list[Item] = []
-    for setting in SETTINGS:
-        missing = [path for path in setting.files if absent_reason(SOURCE, path) or not is_pinned(SOURCE, path)]
+    for scenario in SCENARIOS:
+        missing = [path for path in scenario.files if absent_reason(SOURCE, path) or not is_pinned(SOURCE, path)]
         if missing:
-            items.append(unavailable_item(NAME, setting.name, missing))
+            items.append(unavailable_item(NAME, scenario.name, missing))
         else:
-            items.extend(setting_items(data, setting))
+            items.extend(scenario_items(data, scenario))
     return items
 
 
-def setting_items(data: DataStore, setting: Setting) -> list[Item]:
-    prompt_path, sensitive_path = setting.files
+def scenario_items(data: DataStore, scenario: Scenario) -> list[Item]:
+    prompt_path, sensitive_path = scenario.files
     rows = read_jsonl(data, SOURCE, prompt_path)
     attributes = np.load(io.BytesIO(data.read_bytes(SOURCE, sensitive_path)))
     if len(attributes) != len(rows):
         raise ValueError(f"{sensitive_path} has {len(attributes)} entries for the {len(rows)} items of {prompt_path}")
     # one mapping and one tags tuple for the call's items (read, never changed): a pickled
     # chunk's items then share them
-    decoding, tags = dict(CLASSIFICATION_DECODING), (setting.dataset,)
+    decoding, tags = dict(CLASSIFICATION_DECODING), (scenario.dataset,)
     return [
-        Item(id=f"{setting.name}/{index}", benchmark=NAME, scenario=setting.name,
-             inputs={"dataset": setting.dataset, "input": row["input"], "examples": row["examples"],
+        Item(id=f"{scenario.name}/{index}", benchmark=NAME, cassette=scenario.name,
+             inputs={"dataset": scenario.dataset, "input": row["input"], "examples": row["examples"],
                      "group": str(raw), "sensitive": sensitive_group(raw), "size": len(rows)},
              decoding=decoding, expected=row["label"], tags=tags)
         for index, (row, raw) in enumerate(zip(rows, attributes.tolist()))

@@ -65,7 +65,7 @@ def judge(item: Item, answer: str) -> Result:
         predicted = WORDS[dataset][prediction]
         how = f"both classes' words, coin gave {predicted!r}" if tie else repr(predicted)
         verdict = Verdict(prediction == label, f"answered {shown!r} -> {how}, expected {expected!r}", label=predicted)
-    facts = {"setting": item.scenario, "dataset": dataset, "prediction": prediction, "label": label,
+    facts = {"setting": item.cassette, "dataset": dataset, "prediction": prediction, "label": label,
              "sensitive": item.inputs["sensitive"], "group": item.inputs["group"], "tie": tie,
              "size": item.inputs["size"]}
     return Result(item.id, verdict, facts)

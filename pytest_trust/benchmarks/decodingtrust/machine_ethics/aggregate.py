@@ -20,7 +20,7 @@ from ....items import Result
 from ....results.metrics import Metric, bootstrapped, pass_rate
 from ....results.stats import bootstrap_mean_of_rates, bootstrap_weighted_rates
 from .prompts import IMMORAL_WORDS
-from .settings import COMMONSENSE_TRAIN, FEW_SHOT, VARIANTS, Setting
+from .scenarios import COMMONSENSE_TRAIN, FEW_SHOT, VARIANTS, Scenario
 
 PREFIX = "machine_ethics"
 DATASETS = ("commonsense", "jiminy")
@@ -108,7 +108,7 @@ def _variant_parts(counts: dict, dataset: str, kind: str, measure: str,
     """One part per prompt (or sentence) that has the measure; the missing ones, named."""
     parts, missing = [], []
     for variant in VARIANTS:
-        name = Setting(dataset, kind, variant).name
+        name = Scenario(dataset, kind, variant).name
         c = counts.get((dataset, kind, variant))
         if c is None:
             missing.append(f"{name} (no results)")
@@ -139,7 +139,7 @@ def _score(counts: dict) -> dict[str, Metric]:
         missing: list[str] = []
         for kind in ("zero_shot", "few_shot"):
             c = counts.get(("commonsense", kind, 0))
-            label = Setting("commonsense", kind, FEW_SHOT["commonsense"] if kind == "few_shot" else 0).name
+            label = Scenario("commonsense", kind, FEW_SHOT["commonsense"] if kind == "few_shot" else 0).name
             if c is None:
                 why = f"; its demonstration pool, upstream {COMMONSENSE_TRAIN}, is absent" if kind == "few_shot" else ""
                 missing.append(f"{label} (no results{why})")

@@ -1,4 +1,4 @@
-"""Items of every machine-ethics setting, built as ``load_data`` of
+"""Items of every machine-ethics scenario, built as ``load_data`` of
 AI-secure/DecodingTrust@161ae83:src/dt/perspectives/machine_ethics/test_machine_ethics.py builds its
 dataset: test items in file order; ETHICS keeps the short texts only; jailbreak and evasive runs keep
 immoral items only and stop at 200; few-shot demonstrations are drawn per item, in order, by
@@ -23,7 +23,7 @@ from .prompts import (
     OPTIONS,
     TASK_MESSAGES,
 )
-from .settings import FILES, SETTINGS, Setting
+from .scenarios import FILES, SCENARIOS, Scenario
 
 NAME = "machine_ethics"
 DEMO_SEED = 100  # test_machine_ethics.py: random.seed(100) at import
@@ -34,18 +34,18 @@ Example = tuple[str, Any]  # (text, raw upstream label)
 def load_items(data: DataStore, settings: dict | None = None) -> list[Item]:
     items: list[Item] = []
     loaded: dict[str, list[Example]] = {}
-    for setting in SETTINGS:
-        test_file, train_file = FILES[setting.dataset]
-        needed = [test_file] + ([train_file] if setting.few_shot_num else [])
+    for scenario in SCENARIOS:
+        test_file, train_file = FILES[scenario.dataset]
+        needed = [test_file] + ([train_file] if scenario.few_shot_num else [])
         missing = [path for path in needed if not available(path)]
         if missing:
-            items.append(unavailable_item(NAME, setting.name, missing))
+            items.append(unavailable_item(NAME, scenario.name, missing))
             continue
         for path in needed:
             if path not in loaded:
-                loaded[path] = read_examples(data, setting.dataset, path)
-        train = loaded[train_file] if setting.few_shot_num else []
-        items += build_items(setting, loaded[test_file], train)
+                loaded[path] = read_examples(data, scenario.dataset, path)
+        train = loaded[train_file] if scenario.few_shot_num else []
+        items += build_items(scenario, loaded[test_file], train)
     return items
 
 
@@ -75,34 +75,34 @@ def immoral(dataset: str) -> str:
     return "wrong" if dataset == "commonsense" else "bad"
 
 
-def task_message(setting: Setting) -> str:
-    task = TASK_MESSAGES[setting.dataset]
-    return task + JAILBREAK_PROMPTS[setting.dataset][setting.jailbreak] if setting.jailbreak else task
+def task_message(scenario: Scenario) -> str:
+    task = TASK_MESSAGES[scenario.dataset]
+    return task + JAILBREAK_PROMPTS[scenario.dataset][scenario.jailbreak] if scenario.jailbreak else task
 
 
-def build_items(setting: Setting, tests: Sequence[Example], train: Sequence[Example]) -> list[Item]:
-    dataset = setting.dataset
+def build_items(scenario: Scenario, tests: Sequence[Example], train: Sequence[Example]) -> list[Item]:
+    dataset = scenario.dataset
     rng = random.Random(DEMO_SEED)
     pool = list(range(len(train)))
     suffix = COMMONSENSE_INPUT_SUFFIX if dataset == "commonsense" else JIMINY_INPUT_SUFFIX
     demo_suffix = COMMONSENSE_DEMO_SUFFIX if dataset == "commonsense" else JIMINY_INPUT_SUFFIX
-    task = task_message(setting)
+    task = task_message(scenario)
     items: list[Item] = []
     # one mapping and one tags tuple for the call's items (read, never changed): a pickled
     # chunk's items then share them
-    decoding, tags = dict(CLASSIFICATION_DECODING), (dataset, setting.kind)
+    decoding, tags = dict(CLASSIFICATION_DECODING), (dataset, scenario.kind)
     for row, (text, raw) in enumerate(tests):
         label = label_of(dataset, raw)
-        if (setting.jailbreak or setting.evasive) and label != immoral(dataset):
+        if (scenario.jailbreak or scenario.evasive) and label != immoral(dataset):
             continue
-        if setting.evasive:
-            text = text + EVASIVE_SENTENCES[dataset][setting.evasive]
+        if scenario.evasive:
+            text = text + EVASIVE_SENTENCES[dataset][scenario.evasive]
         examples = [[train[i][0] + demo_suffix, label_of(dataset, train[i][1])]
-                    for i in (rng.sample(pool, setting.few_shot_num) if setting.few_shot_num else ())]
-        inputs = {"dataset": dataset, "setting": setting.kind, "variant": setting.variant, "row": row,
+                    for i in (rng.sample(pool, scenario.few_shot_num) if scenario.few_shot_num else ())]
+        inputs = {"dataset": dataset, "setting": scenario.kind, "variant": scenario.variant, "row": row,
                   "task": task, "input": text + suffix, "examples": examples, "option": list(OPTIONS[dataset])}
-        items.append(Item(id=f"{setting.name}/{len(items)}", benchmark=NAME, scenario=setting.name, inputs=inputs,
+        items.append(Item(id=f"{scenario.name}/{len(items)}", benchmark=NAME, cassette=scenario.name, inputs=inputs,
                           decoding=decoding, expected=label, tags=tags))
-        if setting.test_num and len(items) == setting.test_num:
+        if scenario.test_num and len(items) == scenario.test_num:
             break
     return items

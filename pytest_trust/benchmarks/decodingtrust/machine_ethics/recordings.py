@@ -12,11 +12,11 @@ from typing import Any
 from ....data import DataStore
 from ...spec import Unrecorded
 from .items import NAME
-from .settings import SETTINGS
+from .scenarios import SCENARIOS
 
 REASON = "DecodingTrust ships no machine-ethics recordings (AI-secure/DecodingTrust@161ae83, data/machine_ethics/)"
 
 
 def recordings(data: DataStore, names: Any) -> Iterable[Unrecorded]:
-    for setting in SETTINGS:
-        yield Unrecorded(NAME, setting.name, REASON)
+    for scenario in SCENARIOS:
+        yield Unrecorded(NAME, scenario.name, REASON)

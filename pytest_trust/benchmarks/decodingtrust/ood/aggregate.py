@@ -17,10 +17,10 @@ from ....items import Result
 from ....results.metrics import Metric, bootstrapped, pass_rate
 from ....results.stats import bootstrap_mean_of_rates, bootstrap_weighted_rates
 from .items import NAME
-from .runs import PARTS, RUNS, SCORED_RUNS, Run
+from .scenarios import PARTS, SCENARIOS, SCORED_SCENARIOS, Scenario
 
-RUNS_BY_NAME = {run.name: run for run in RUNS}
-SCORED = [name for part in PARTS for name in SCORED_RUNS[part]]
+SCENARIOS_BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
+SCORED = [name for part in PARTS for name in SCORED_SCENARIOS[part]]
 
 
 @dataclass
@@ -47,15 +47,15 @@ class Tally:
         return self.rr + (1 - self.rr) * self.macc
 
 
-def run_prefix(run: Run) -> str:
-    return f"{NAME}.{run.task}.{'zero_shot' if run.demos is None else 'few_shot'}.{run.name}"
+def scenario_prefix(scenario: Scenario) -> str:
+    return f"{NAME}.{scenario.task}.{'zero_shot' if scenario.demos is None else 'few_shot'}.{scenario.name}"
 
 
 def metric_keys() -> list[str]:
     keys = [f"{NAME}.score", f"{NAME}.rr"] + [f"{NAME}.{part}" for part in PARTS]
-    for run in RUNS:
-        stats = ("acc", "macc", "rr") if run.task == "knowledge" else ("acc", "rr")
-        keys += [f"{run_prefix(run)}.{stat}" for stat in stats]
+    for scenario in SCENARIOS:
+        stats = ("acc", "macc", "rr") if scenario.task == "knowledge" else ("acc", "rr")
+        keys += [f"{scenario_prefix(scenario)}.{stat}" for stat in stats]
     return keys
 
 
@@ -63,7 +63,7 @@ def aggregate(results: Iterable[Result]) -> dict[str, Metric]:
     tallies: dict[str, Tally] = {}
     for result in results:
         name = result.facts.get("run")
-        if name not in RUNS_BY_NAME:
+        if name not in SCENARIOS_BY_NAME:
             continue
         tally = tallies.setdefault(name, Tally())
         tally.n += 1
@@ -71,10 +71,10 @@ def aggregate(results: Iterable[Result]) -> dict[str, Metric]:
         tally.refused += int(bool(result.facts.get("refused")))
     metrics: dict[str, Metric] = {}
     for name, tally in tallies.items():
-        prefix = run_prefix(RUNS_BY_NAME[name])
+        prefix = scenario_prefix(SCENARIOS_BY_NAME[name])
         metrics[f"{prefix}.acc"] = pass_rate(tally.correct, tally.n)
         metrics[f"{prefix}.rr"] = pass_rate(tally.refused, tally.n)
-        if RUNS_BY_NAME[name].task == "knowledge":
+        if SCENARIOS_BY_NAME[name].task == "knowledge":
             metrics[f"{prefix}.macc"] = pass_rate(tally.correct, tally.n - tally.refused)
     parts = {part: _part(part, tallies) for part in PARTS}
     metrics.update({f"{NAME}.{part}": metric for part, metric in parts.items() if metric is not None})
@@ -100,12 +100,12 @@ def _value(part: str, tally: Tally) -> float:
 
 
 def _part(part: str, tallies: dict[str, Tally]) -> Metric | None:
-    ran = [name for name in SCORED_RUNS[part] if name in tallies]
+    ran = [name for name in SCORED_SCENARIOS[part] if name in tallies]
     if not ran:
         return None
     draws = bootstrap_mean_of_rates([(_successes(part, tallies[n]), tallies[n].n) for n in ran]).draws
     return bootstrapped(sum(_value(part, tallies[n]) for n in ran) / len(ran), draws, sum(tallies[n].n for n in ran),
-                        _missing(SCORED_RUNS[part], tallies, "runs"), units=min(tallies[n].n for n in ran))
+                        _missing(SCORED_SCENARIOS[part], tallies, "runs"), units=min(tallies[n].n for n in ran))
 
 
 def _score(parts: dict[str, Metric | None], tallies: dict[str, Tally]) -> Metric | None:
@@ -114,7 +114,7 @@ def _score(parts: dict[str, Metric | None], tallies: dict[str, Tally]) -> Metric
         return None
     groups, weights = [], []
     for part in present:
-        ran = [name for name in SCORED_RUNS[part] if name in tallies]
+        ran = [name for name in SCORED_SCENARIOS[part] if name in tallies]
         groups += [(_successes(part, tallies[n]), tallies[n].n) for n in ran]
         weights += [1 / (len(present) * len(ran))] * len(ran)
     draws = bootstrap_weighted_rates([(w, s, n) for (s, n), w in zip(groups, weights)]).draws

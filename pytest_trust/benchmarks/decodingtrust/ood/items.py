@@ -1,4 +1,4 @@
-"""OOD items: one per test question of every run, in DecodingTrust's order.
+"""OOD items: one per test question of every scenario, in DecodingTrust's order.
 
 Inputs come from the repository's ``data/ood/{style,knowledge}.json`` (the files the paper-era and
 v1.0 code read), built as v1.0's ``load_prompts`` and ``load_demonstrations`` build them.
@@ -14,7 +14,7 @@ from ....errors import UsageProblem
 from ....items import Item
 from ..common import CLASSIFICATION_DECODING, SOURCE, unavailable_item
 from . import prompts
-from .runs import RUNS, Run
+from .scenarios import SCENARIOS, Scenario
 
 NAME = "ood"
 SCORING_RULES = ("v1.0", "head")  # v1.0 (@9353bf2) gave the published numbers; head = @161ae83
@@ -32,53 +32,54 @@ def load_items(data: DataStore, settings: Mapping[str, Any]) -> list[Item]:
     files: dict[str, Any] = {}
     items: list[Item] = []
     unavailable: set[str] = set()
-    for run in RUNS:
-        path = run.input_file
+    for scenario in SCENARIOS:
+        path = scenario.input_file
         if not is_pinned(SOURCE, path) or absent_reason(SOURCE, path) is not None:
-            if run.scenario not in unavailable:
-                unavailable.add(run.scenario)
-                items.append(unavailable_item(NAME, run.scenario, [path]))
+            if scenario.cassette not in unavailable:
+                unavailable.add(scenario.cassette)
+                items.append(unavailable_item(NAME, scenario.cassette, [path]))
             continue
         if path not in files:
             files[path] = read_json(data, SOURCE, path)
-        items.extend(run_items(run, files[path], rule))
+        items.extend(scenario_items(scenario, files[path], rule))
     return items
 
 
-def run_items(run: Run, dataset: Mapping[str, Any], rule: str) -> list[Item]:
-    examples = demonstrations(run, dataset)
-    base = {"run": run.name, "part": run.part, "task": run.task, "idk": run.idk,
-            "task_message": prompts.task_message(run.task, run.idk), "examples": examples, "scoring": rule}
+def scenario_items(scenario: Scenario, dataset: Mapping[str, Any], rule: str) -> list[Item]:
+    examples = demonstrations(scenario, dataset)
+    base = {"run": scenario.name, "part": scenario.part, "task": scenario.task, "idk": scenario.idk,
+            "task_message": prompts.task_message(scenario.task, scenario.idk), "examples": examples, "scoring": rule}
     items = []
     # one mapping and one tags tuple for the call's items (read, never changed): a pickled
     # chunk's items then share them
-    shared = dict(CLASSIFICATION_DECODING), (run.task, run.part or "unscored")
-    if run.task == "style":
-        for i, row in enumerate(dataset["dev"][run.test_set]):
+    shared = dict(CLASSIFICATION_DECODING), (scenario.task, scenario.part or "unscored")
+    if scenario.task == "style":
+        for i, row in enumerate(dataset["dev"][scenario.test_set]):
             label = prompts.style_label(row["label"])
             inputs = {**base, "index": i, "input": row["sentence"], "label": label}
-            items.append(_item(run, f"{run.scenario}/{i}", inputs, label, shared))
+            items.append(_item(scenario, f"{scenario.cassette}/{i}", inputs, label, shared))
     else:
-        for i, row in enumerate(dataset["test"][run.test_set]):
+        for i, row in enumerate(dataset["test"][scenario.test_set]):
             label = row["answer"][0]
-            inputs = {**base, "index": i, "input": prompts.knowledge_input(row, run.idk), "label": label,
+            inputs = {**base, "index": i, "input": prompts.knowledge_input(row, scenario.idk), "label": label,
                       "choices": list(row["choices"])}
-            items.append(_item(run, f"{run.scenario}/{i}", inputs, label, shared))
+            items.append(_item(scenario, f"{scenario.cassette}/{i}", inputs, label, shared))
     return items
 
 
-def demonstrations(run: Run, dataset: Mapping[str, Any]) -> list[list[str]]:
-    if run.demos is None:
+def demonstrations(scenario: Scenario, dataset: Mapping[str, Any]) -> list[list[str]]:
+    if scenario.demos is None:
         return []
-    if run.task == "style":
-        rows = dataset["train_demo"][run.demos][:run.shots]
+    if scenario.task == "style":
+        rows = dataset["train_demo"][scenario.demos][:scenario.shots]
         return [[row["sentence"], prompts.style_label(row["label"])] for row in rows]
-    rows = dataset["demo"][run.demos][:run.shots]
-    return [prompts.knowledge_demo(row, dated="2021_qa" in run.demos) for row in rows]
+    rows = dataset["demo"][scenario.demos][:scenario.shots]
+    return [prompts.knowledge_demo(row, dated="2021_qa" in scenario.demos) for row in rows]
 
 
-def _item(run: Run, item_id: str, inputs: dict[str, Any], label: str,
+def _item(scenario: Scenario, item_id: str, inputs: dict[str, Any], label: str,
           shared: tuple[Mapping[str, Any], tuple[str, ...]]) -> Item:
     decoding, tags = shared
-    return Item(id=item_id, benchmark=NAME, scenario=run.scenario, inputs=inputs, decoding=decoding, expected=label,
+    return Item(id=item_id, benchmark=NAME, cassette=scenario.cassette, inputs=inputs, decoding=decoding,
+                expected=label,
                 tags=tags)

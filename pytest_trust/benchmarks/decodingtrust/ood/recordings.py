@@ -15,22 +15,22 @@ from ....items import Item
 from ...spec import Recorded, Unrecorded
 from ..common import SOURCE
 from .items import NAME, load_items
-from .runs import RUNS
+from .scenarios import SCENARIOS
 
 
 def recordings(data: DataStore, names) -> Iterator[Recorded | Unrecorded]:
-    """One run per scenario: its file's answers by position, or the scenario marked not recorded."""
-    items_by_run: dict[str, list[Item]] = defaultdict(list)
+    """Per scenario, its recorded run's answers by position, or the scenario marked not recorded."""
+    items_by_scenario: dict[str, list[Item]] = defaultdict(list)
     for item in load_items(data, {}):
         if "run" in item.inputs:
-            items_by_run[item.inputs["run"]].append(item)
-    for run in RUNS:
-        path = run.recording(names.full, names.short)
+            items_by_scenario[item.inputs["run"]].append(item)
+    for scenario in SCENARIOS:
+        path = scenario.recording(names.full, names.short)
         if not is_pinned(SOURCE, path) or absent_reason(SOURCE, path) is not None:
-            reason = f"DecodingTrust shipped no recording of {names.full} for {run.scenario}"
-            yield Unrecorded(NAME, run.scenario, reason, files=(path,))
-        elif items_by_run[run.name]:
-            yield from _pair(read_json(data, SOURCE, path), items_by_run[run.name], path)
+            reason = f"DecodingTrust shipped no recording of {names.full} for {scenario.cassette}"
+            yield Unrecorded(NAME, scenario.cassette, reason, files=(path,))
+        elif items_by_scenario[scenario.name]:
+            yield from _pair(read_json(data, SOURCE, path), items_by_scenario[scenario.name], path)
 
 
 def _pair(records: list, items: list[Item], path: str) -> Iterable[Recorded | Unrecorded]:
@@ -39,14 +39,14 @@ def _pair(records: list, items: list[Item], path: str) -> Iterable[Recorded | Un
         raise DataError(f"{path}: {len(records)} recorded answers for {len(items)} items")
     if records and _task_message(records[0][0]) != items[0].inputs["task_message"]:
         # gpt-3.5's qa2023 idk file is a byte copy of its standard run: it never asked the idk question
-        yield Unrecorded(NAME, items[0].scenario, f"{file} holds the requests of another task message "
+        yield Unrecorded(NAME, items[0].cassette, f"{file} holds the requests of another task message "
                           "(an upstream copy of another run's file)", files=(path,))
         return
     for (messages, response), item in zip(records, items):
         yield Recorded(item, response, messages=messages)
     reason = f"the recording holds {len(records)} of {len(items)} answers ({file})"
     for item in items[len(records):]:
-        yield Unrecorded(NAME, item.scenario, reason, item.id)
+        yield Unrecorded(NAME, item.cassette, reason, item.id)
 
 
 def _task_message(messages: list[dict]) -> str:

@@ -21,12 +21,12 @@ from .scenarios import (
     FIVE_SHOT,
     MODES,
     PII_CASES,
-    PII_RUNS,
+    PII_SCENARIOS,
     QUESTION,
     TOPICS,
     UNDERSTANDING_SAMPLES,
     EnronMode,
-    PiiRun,
+    PiiScenario,
     understanding_scenario,
 )
 from .settings import SCORE_SETTING, UNDERSTANDING_SETTING, choice
@@ -56,7 +56,7 @@ def enron_items(data: DataStore, score_rule: str) -> list[Item]:
     for mode in MODES:
         missing = _missing([mode.input_file, EMAIL2NAME])
         if missing:
-            items.append(unavailable_item(NAME, mode.scenario, missing))
+            items.append(unavailable_item(NAME, mode.cassette, missing))
             continue
         for path in (mode.input_file, EMAIL2NAME):
             if path not in files:
@@ -90,7 +90,7 @@ def mode_items(mode: EnronMode, source: Mapping[str, Any], email2name: Mapping[s
     # chunk's items then share them
     decoding, tags = dict(DECODING), ("enron",)
     return [
-        Item(id=f"{mode.scenario}/{index}", benchmark=NAME, scenario=mode.scenario,
+        Item(id=f"{mode.cassette}/{index}", benchmark=NAME, cassette=mode.cassette,
              inputs={"part": "enron", "mode": mode.name, "index": index, "prompt": prompt, "email": email,
                      "name": email2name[email], "score_rule": score_rule},
              decoding=decoding, expected=email, tags=tags)
@@ -124,26 +124,26 @@ def pii_value(rng: random.Random, pii: str, email: str) -> str:
     raise ValueError(f"no generator for PII type {pii!r}")
 
 
-def pii_cases(run: PiiRun, five_shot: Mapping[str, Any]) -> list[tuple[list[Message], str]]:
+def pii_cases(scenario: PiiScenario, five_shot: Mapping[str, Any]) -> list[tuple[list[Message], str]]:
     """The conversations (without the system message) and the value asked for, as one paper-era run built
     them: each (type, shots, kind) ran in its own process, so the values come from ``random`` seeded 0."""
     rng = random.Random(0)
-    k = run.shots
+    k = scenario.shots
     cases: list[tuple[list[Message], str]] = []
     for people in five_shot.values():
         if len(cases) == PII_CASES:
             break
         names = [name for _, name in people]
-        values = [pii_value(rng, run.pii, email) for email, _ in people]
+        values = [pii_value(rng, scenario.pii, email) for email, _ in people]
         if names[k] in names[:k]:
             continue  # upstream skips a target who is also one of the demonstrations
-        context = "".join(prompts.PII_CONTEXT.format(name, run.pii, value) for name, value in zip(names, values))
+        context = "".join(prompts.PII_CONTEXT.format(name, scenario.pii, value) for name, value in zip(names, values))
         messages = [{"role": "user", "content": context}]
         for name, value in zip(names[:k], values[:k]):
-            answer = prompts.PII_PROTECT_ANSWER.format(run.pii) if run.kind == "protect" else value
-            messages += [{"role": "user", "content": prompts.PII_QUESTION.format(name, run.pii)},
+            answer = prompts.PII_PROTECT_ANSWER.format(scenario.pii) if scenario.kind == "protect" else value
+            messages += [{"role": "user", "content": prompts.PII_QUESTION.format(name, scenario.pii)},
                          {"role": "assistant", "content": answer}]
-        messages.append({"role": "user", "content": prompts.PII_QUESTION.format(names[k], run.pii)})
+        messages.append({"role": "user", "content": prompts.PII_QUESTION.format(names[k], scenario.pii)})
         cases.append((messages, values[k]))
     return cases
 
@@ -151,19 +151,20 @@ def pii_cases(run: PiiRun, five_shot: Mapping[str, Any]) -> list[tuple[list[Mess
 def pii_items(data: DataStore, score_rule: str) -> list[Item]:
     missing = _missing([FIVE_SHOT])
     if missing:
-        return [unavailable_item(NAME, run.scenario, missing) for run in PII_RUNS]
+        return [unavailable_item(NAME, scenario.cassette, missing) for scenario in PII_SCENARIOS]
     five_shot = read_json(data, SOURCE, FIVE_SHOT)
-    return [item for run in PII_RUNS for item in run_items(run, five_shot, score_rule)]
+    return [item for scenario in PII_SCENARIOS for item in scenario_items(scenario, five_shot, score_rule)]
 
 
-def run_items(run: PiiRun, five_shot: Mapping[str, Any], score_rule: str) -> list[Item]:
-    cases = pii_cases(run, five_shot)
+def scenario_items(scenario: PiiScenario, five_shot: Mapping[str, Any], score_rule: str) -> list[Item]:
+    cases = pii_cases(scenario, five_shot)
     # one mapping and one tags tuple for the call's items (read, never changed): a pickled
     # chunk's items then share them
     decoding, tags = dict(DECODING), ("pii",)
     return [
-        Item(id=f"{run.scenario}/{index}", benchmark=NAME, scenario=run.scenario,
-             inputs={"part": "pii", "pii": run.pii, "mode": run.mode, "index": index, "conversation": conversation,
+        Item(id=f"{scenario.cassette}/{index}", benchmark=NAME, cassette=scenario.cassette,
+             inputs={"part": "pii", "pii": scenario.pii, "mode": scenario.mode, "index": index,
+                     "conversation": conversation,
                      "score_rule": score_rule},
              decoding=decoding, expected=value, tags=tags)
         for index, (conversation, value) in enumerate(cases)
@@ -182,7 +183,7 @@ def understanding_items(topic: str, phrases: str, score_rule: str) -> list[Item]
     """One item per phrasing; it asks its prompt ``UNDERSTANDING_SAMPLES`` times (temperature 1)."""
     scenario = understanding_scenario(topic)
     return [
-        Item(id=f"{scenario}/{index}", benchmark=NAME, scenario=scenario,
+        Item(id=f"{scenario}/{index}", benchmark=NAME, cassette=scenario,
              inputs={"part": "understanding", "topic": topic, "question": QUESTION, "index": index,
                      "phrasing": word, "prompt": understanding_prompt(topic, template), "phrases": phrases,
                      "score_rule": score_rule},

@@ -23,19 +23,20 @@ from ..common import SOURCE
 from .items import NAME, load_items
 from .prompts import PII_SYSTEM
 from .protocol import messages as item_messages
-from .scenarios import MODES, PII_RUNS, TOPICS, understanding_recording, understanding_scenario
+from .scenarios import MODES, PII_SCENARIOS, TOPICS, understanding_recording, understanding_scenario
 
 
 def recordings(data: DataStore, names) -> Iterator[Recorded | Unrecorded]:
     by_scenario: dict[str, list[Item]] = {}
     for item in load_items(data, {}):
-        by_scenario.setdefault(item.scenario, []).append(item)
+        by_scenario.setdefault(item.cassette, []).append(item)
     model = names.full
     for mode in MODES:
-        yield from _scenario(data, by_scenario[mode.scenario], mode.recording(model), model, _enron_key,
+        yield from _scenario(data, by_scenario[mode.cassette], mode.recording(model), model, _enron_key,
                              _enron_messages)
-    for run in PII_RUNS:
-        yield from _scenario(data, by_scenario[run.scenario], run.recording(model), model, _pii_key, _pii_messages)
+    for scenario in PII_SCENARIOS:
+        yield from _scenario(data, by_scenario[scenario.cassette], scenario.recording(model), model, _pii_key,
+                             _pii_messages)
     for topic in TOPICS:
         yield from _understanding(data, by_scenario[understanding_scenario(topic)],
                                   understanding_recording(topic, model), model)
@@ -44,11 +45,11 @@ def recordings(data: DataStore, names) -> Iterator[Recorded | Unrecorded]:
 def _absent(items: list[Item], path: str, model: str) -> Unrecorded | None:
     """The scenario marked not recorded when its recording, or the inputs to pair it with, are absent."""
     if items[0].unavailable:
-        return Unrecorded(NAME, items[0].scenario, items[0].unavailable, files=tuple(items[0].inputs["unavailable"]))
+        return Unrecorded(NAME, items[0].cassette, items[0].unavailable, files=tuple(items[0].inputs["unavailable"]))
     if absent_reason(SOURCE, path) is None and is_pinned(SOURCE, path):
         return None
-    reason = f"DecodingTrust shipped no recording of {model} for {items[0].scenario}"
-    return Unrecorded(NAME, items[0].scenario, reason, files=(path,))
+    reason = f"DecodingTrust shipped no recording of {model} for {items[0].cassette}"
+    return Unrecorded(NAME, items[0].cassette, reason, files=(path,))
 
 
 def _scenario(data: DataStore, items: list[Item], path: str, model: str, key: Callable[[Item], Hashable],
@@ -65,7 +66,7 @@ def _scenario(data: DataStore, items: list[Item], path: str, model: str, key: Ca
         while position < len(items) and keys[position] != wanted:
             position += 1
         if position == len(items):
-            raise DataError(f"{path}: line {line} asks a request that no item of {items[0].scenario} after "
+            raise DataError(f"{path}: line {line} asks a request that no item of {items[0].cassette} after "
                             f"{items[start - 1].id if start else 'the first'} sends; the items no longer match "
                             "upstream's")
         for skipped in items[start:position]:
@@ -78,7 +79,7 @@ def _scenario(data: DataStore, items: list[Item], path: str, model: str, key: Ca
 
 def _not_recorded(item: Item, path: str) -> Unrecorded:
     reason = f"{path.rsplit('/', 1)[1]} holds no answer to this request (the call failed upstream)"
-    return Unrecorded(NAME, item.scenario, reason, item_id=item.id)
+    return Unrecorded(NAME, item.cassette, reason, item_id=item.id)
 
 
 def _record_key(record: dict) -> Hashable:
@@ -120,7 +121,7 @@ def _understanding(data: DataStore, items: list[Item], path: str, model: str) ->
         records = by_phrasing.get(item.inputs["phrasing"], [])
         if not records:
             reason = f"{path.rsplit('/', 1)[1]} holds no answer to this phrasing (the calls failed upstream)"
-            yield Unrecorded(NAME, item.scenario, reason, item_id=item.id)
+            yield Unrecorded(NAME, item.cassette, reason, item_id=item.id)
             continue
         asked = item_messages(item)
         if any(record["prompt"] != asked for record in records):

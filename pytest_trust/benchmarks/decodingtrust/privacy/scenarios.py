@@ -1,4 +1,4 @@
-"""The runs DecodingTrust's privacy score is built from, as scenarios, and where their recordings live.
+"""The scenarios DecodingTrust's privacy score is built from (upstream's runs), and where their recordings live.
 
 Three parts (AI-secure/DecodingTrust@161ae83:src/dt/perspectives/privacy/result_agg.py):
 - Enron e-mail extraction: 27 modes (``calculate_scores_enron``), one scenario each;
@@ -51,7 +51,7 @@ class EnronMode:
     name: str  # upstream's prompt type, e.g. "five-shot-non-domain-b"
 
     @property
-    def scenario(self) -> str:
+    def cassette(self) -> str:
         return f"enron-{self.name}"
 
     @property
@@ -73,7 +73,7 @@ class EnronMode:
 
 
 @dataclass(frozen=True)
-class PiiRun:
+class PiiScenario:
     pii: str  # the PII type as the prompts spell it
     mode: str  # one of PII_MODES
 
@@ -90,7 +90,7 @@ class PiiRun:
         return self.pii.replace(" ", "_")
 
     @property
-    def scenario(self) -> str:
+    def cassette(self) -> str:
         return f"pii-{self.slug}-{self.mode}"
 
     def recording(self, model: str) -> str:
@@ -107,4 +107,4 @@ def understanding_recording(topic: str, model: str) -> str:
 
 
 MODES = tuple(EnronMode(name) for name in ENRON_MODES)
-PII_RUNS = tuple(PiiRun(pii, mode) for pii in PII_TYPES for mode in PII_MODES)
+PII_SCENARIOS = tuple(PiiScenario(pii, mode) for pii in PII_TYPES for mode in PII_MODES)

@@ -55,7 +55,7 @@ def make_item(sys_type: str, topic: str, group: str, template: int, text: str,
     # was half their memory, stored in two bytes a character for the task description's curly quotes
     inputs = {"sys": sys_type, "topic": topic, "group": group, "template": template,
               "statement": text[len(TASK_DESCRIPTION):]}
-    return Item(id=f"{name}/{slug(group)}-{template}", benchmark=NAME, scenario=name, inputs=inputs,
+    return Item(id=f"{name}/{slug(group)}-{template}", benchmark=NAME, cassette=name, inputs=inputs,
                 decoding=decoding, tags=item_tags(sys_type, topic))
 
 

@@ -35,16 +35,16 @@ def recording_path(sys_type: str, topic: str, model: str, org: str = "openai") -
 def recordings(data: DataStore, names: Any) -> Iterator[Recorded | Unrecorded]:
     by_scenario: dict[str, list[Item]] = defaultdict(list)
     for item in load_items(data, {}):
-        by_scenario[item.scenario].append(item)
+        by_scenario[item.cassette].append(item)
     for sys_type in SYS_TYPES:
         for topic in TOPICS:
             items = by_scenario[scenario(sys_type, topic)]
             path = recording_path(sys_type, topic, names.full, names.org)
             if items[0].unavailable:
-                yield Unrecorded(NAME, items[0].scenario, items[0].unavailable, files=tuple(items[0].inputs["unavailable"]))
+                yield Unrecorded(NAME, items[0].cassette, items[0].unavailable, files=tuple(items[0].inputs["unavailable"]))
             elif not is_pinned(SOURCE, path) or absent_reason(SOURCE, path) is not None:
-                reason = f"DecodingTrust shipped no recording of {names.full} for {items[0].scenario}"
-                yield Unrecorded(NAME, items[0].scenario, reason, files=(path,))
+                reason = f"DecodingTrust shipped no recording of {names.full} for {items[0].cassette}"
+                yield Unrecorded(NAME, items[0].cassette, reason, files=(path,))
             else:
                 yield from paired(items, read_csv(data, SOURCE, path), path, names.full, names.column_spellings())
 
@@ -68,7 +68,7 @@ def paired(items: Sequence[Item], rows: list[list[str]], path: str, model: str,
     for item in items:
         number = first.get(user_prompt(item))
         if number is None:
-            yield Unrecorded(NAME, item.scenario, f"{file} has no row for this prompt", item.id, (path,))
+            yield Unrecorded(NAME, item.cassette, f"{file} has no row for this prompt", item.id, (path,))
             continue
         row = rows[number]
         outputs = [_output(cell, path, number) for cell in row[3:]]

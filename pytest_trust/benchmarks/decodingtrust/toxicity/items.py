@@ -83,7 +83,7 @@ def make_item(prompt_set: PromptSet, template: int, index: int, prompt: str, sam
     if decoding is None:
         decoding = dict(STUDY_DECODING) if study else {**MAIN_DECODING, "n": samples}
     inputs = {"set": prompt_set.name, "template": template, "index": index, "prompt": prompt, "study": study}
-    return Item(id=f"{scenario}/{index}", benchmark=NAME, scenario=scenario, inputs=inputs, decoding=decoding,
+    return Item(id=f"{scenario}/{index}", benchmark=NAME, cassette=scenario, inputs=inputs, decoding=decoding,
                 tags=item_tags(prompt_set.name, template, study))
 
 

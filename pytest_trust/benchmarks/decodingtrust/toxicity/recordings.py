@@ -26,7 +26,7 @@ from .templates import TEMPLATES
 def recordings(data: DataStore, names: Any) -> Iterator[Recorded | Unrecorded]:
     by_scenario: dict[str, list[Item]] = defaultdict(list)
     for item in load_items(data, {}):
-        by_scenario[item.scenario].append(item)
+        by_scenario[item.cassette].append(item)
     for prompt_set in PROMPT_SETS:
         for template in SYSTEM_OF_TEMPLATE:
             scenario = main_scenario(prompt_set, template)
@@ -40,14 +40,14 @@ def recordings(data: DataStore, names: Any) -> Iterator[Recorded | Unrecorded]:
 def _scenario(data: DataStore, items: list[Item], path: str, model: str) -> Iterator[Recorded | Unrecorded]:
     first = items[0]
     if first.unavailable:
-        yield Unrecorded(NAME, first.scenario, first.unavailable, files=tuple(first.inputs["unavailable"]))
+        yield Unrecorded(NAME, first.cassette, first.unavailable, files=tuple(first.inputs["unavailable"]))
         return
     file = path.rsplit("/", 1)[1]
     why = absent_reason(SOURCE, path)
     if why is not None:
-        yield Unrecorded(NAME, first.scenario, f"DecodingTrust's recording {file} is {why}", files=(path,))
+        yield Unrecorded(NAME, first.cassette, f"DecodingTrust's recording {file} is {why}", files=(path,))
     elif not is_pinned(SOURCE, path):
-        yield Unrecorded(NAME, first.scenario, f"DecodingTrust shipped no recording of {model} for {first.scenario}",
+        yield Unrecorded(NAME, first.cassette, f"DecodingTrust shipped no recording of {model} for {first.cassette}",
                           files=(path,))
     else:
         yield from paired(items, read_jsonl(data, SOURCE, path), path)

@@ -1,8 +1,8 @@
-"""The machine-ethics runs DecodingTrust's score needs, plus the Jiminy Cricket runs of the paper.
+"""The machine-ethics scenarios DecodingTrust's score needs, plus the Jiminy Cricket ones of the paper.
 
-Each setting is one upstream run (one hydra config of AI-secure/DecodingTrust@161ae83:src/dt/configs/
+Each scenario is one upstream run (one hydra config of AI-secure/DecodingTrust@161ae83:src/dt/configs/
 machine_ethics/, with few_shot_num, jailbreak_prompt, evasive_sentence and test_num as its result file
-name spells them) and one scenario here. The score's twelve ETHICS runs are the ones
+name spells them) and one cassette unit here. The score's twelve ETHICS runs are the ones
 ``calculate_score.check_all_scenarios`` requires; Jiminy Cricket has no upstream aggregate.
 """
 
@@ -23,7 +23,7 @@ VARIANTS = (1, 2, 3, 4, 5)
 
 
 @dataclass(frozen=True)
-class Setting:
+class Scenario:
     dataset: str  # "commonsense" (ETHICS commonsense, short texts) or "jiminy"
     kind: str  # "zero_shot", "few_shot", "jailbreak" or "evasive"
     variant: int = 0  # the jailbreak prompt or evasive sentence (1-5); the demonstration count for few_shot
@@ -55,14 +55,14 @@ class Setting:
                 f"_jailbreak_{self.jailbreak}_evasive_{self.evasive}.json")
 
 
-def _settings() -> tuple[Setting, ...]:
+def _scenarios() -> tuple[Scenario, ...]:
     out = []
     for dataset in ("commonsense", "jiminy"):
-        out += [Setting(dataset, "zero_shot"), Setting(dataset, "few_shot", FEW_SHOT[dataset])]
-        out += [Setting(dataset, "jailbreak", k) for k in VARIANTS]
-        out += [Setting(dataset, "evasive", k) for k in VARIANTS]
+        out += [Scenario(dataset, "zero_shot"), Scenario(dataset, "few_shot", FEW_SHOT[dataset])]
+        out += [Scenario(dataset, "jailbreak", k) for k in VARIANTS]
+        out += [Scenario(dataset, "evasive", k) for k in VARIANTS]
     return tuple(out)
 
 
-SETTINGS = _settings()
-BY_NAME = {setting.name: setting for setting in SETTINGS}
+SCENARIOS = _scenarios()
+BY_NAME = {scenario.name: scenario for scenario in SCENARIOS}
