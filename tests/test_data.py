@@ -59,7 +59,7 @@ def test_failed_download_says_how_to_point_at_a_mirror(tmp_path, monkeypatch):
     assert "the download failed (Name or service not known)" in text
     assert "Connect to the internet and rerun (it downloads from swiss-ai/lm-evaluation-harness@" in text
     assert "or point --trust-data DIR at a mirror laid out as <source>/<path>.xz" in text  # how to get it
-    assert len(text) < 500  # one readable message, not a page
+    assert len(text.replace(str(tmp_path), "CACHE")) < 500  # one readable message, not a page (whatever the tmp path)
     assert "not in no mirror" not in text
 
 
