@@ -258,7 +258,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 @pytest.fixture
-def trust_result(trust_item: Item, trust_session: TrustSession) -> Iterator[Any]:
+def trust_result(trust_item: Item, trust_session: TrustSession) -> Any:
     """Plays and scores the item during setup, so a miss, a model failure or a malformed case is a
     test ERROR with one clear message, and only the scorer's verdict can FAIL the test. A concurrent
     recording pass may have played it already (``--trust-concurrency``)."""
@@ -279,7 +279,7 @@ def trust_result(trust_item: Item, trust_session: TrustSession) -> Iterator[Any]
         if played.stops_run:
             node.session.shouldstop = f"pytest-trust: {message}"
         pytest.fail(f"{kind}: {message}", pytrace=False)
-    yield played.result
+    return played.result  # returned, not yielded: nothing to tear down, and pytest keeps no generator an item
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)  # outside GcPolicy's: items played ahead run at the default threshold

@@ -285,6 +285,29 @@ def test_a_setting_with_a_single_kept_answer_has_no_parity_difference():
     assert parity_differences([1, 1], [1, 0], [1, 0]) == (1.0, 1.0)  # selection 1 vs 0; TPR 1 vs 0
 
 
+def test_the_one_frame_differences_equal_fairlearns_own_functions_bit_for_bit():
+    """parity_differences takes both differences from one MetricFrame; DecodingTrust calls fairlearn's
+    demographic_parity_difference and equalized_odds_difference. Random scenarios of every size the suites have,
+    and the edges: one group only, no positive label in a group, no negative label, every prediction alike."""
+    import warnings
+
+    from fairlearn.metrics import demographic_parity_difference, equalized_odds_difference
+
+    rng = np.random.default_rng(7)
+    cases = [tuple(rng.integers(0, 2, size) for _ in range(3)) for size in (2, 3, 5, 13, 45, 100, 200) for _ in range(6)]
+    cases += [([1, 0, 1], [1, 1, 0], [0, 0, 0]), ([1, 1, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]),
+              ([0, 0, 0, 0], [1, 0, 1, 0], [0, 1, 1, 0]), ([1, 0, 1, 0], [1, 1, 1, 1], [0, 1, 1, 0]),
+              ([1, 0, 0, 1], [0, 0, 0, 0], [1, 1, 0, 0]), ([0, 1], [0, 1], [0, 1])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # fairlearn's own: a rate with nothing to divide by
+        for labels, predictions, groups in cases:
+            y, p, s = np.array(labels), np.array(predictions), np.array(groups)
+            expected = (float(demographic_parity_difference(y, p, sensitive_features=s)),
+                        float(equalized_odds_difference(y, p, sensitive_features=s)))
+            assert parity_differences(list(labels), list(predictions), list(groups)) == expected, (labels, predictions,
+                                                                                                   groups)
+
+
 def test_signed_differences_draw_each_groups_rates_from_their_jeffreys_posteriors():
     """one_setting's kept answers: group 1 selection 3/4, TPR 2/2, FPR 1/2; group 0 selection 2/4, TPR 1/2, FPR 1/2.
     Posterior means (k + 1/2) / (n + 1): selection 3.5/5 - 2.5/5 = 0.2, TPR 2.5/3 - 1.5/3 = 1/3, FPR 0."""

@@ -130,6 +130,27 @@ def pytest_unconfigure(config):
 
 
 @pytest.mark.slow
+def test_what_the_run_loop_built_is_frozen_before_the_session_ends(project):
+    """The session's end (metrics, bootstraps, reports) would otherwise walk the run's records in its full passes."""
+    record(project, "Hodor", "--trust-limit", "3")
+    project.makeconftest("""
+import gc, pytest
+
+seen = []
+
+def pytest_runtest_call(item):
+    seen.append(gc.get_freeze_count())
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    (session.config.rootpath / "frozen.txt").write_text(f"{max(seen)} {gc.get_freeze_count()}")
+""")
+    run(project, "--trust-limit", "3", "--block-network").assert_outcomes(passed=3)
+    during, at_end = map(int, (project.path / "frozen.txt").read_text().split())
+    assert at_end > during > 10_000  # what collection built, then what the items added
+
+
+@pytest.mark.slow
 def test_failed_gate_fails_the_run_even_when_every_item_passes(project):
     record(project, "Hodor", "--trust-limit", "3")
     thresholds(project, "default:\n  rules_v1.systematic: {max: 0.5}\n")

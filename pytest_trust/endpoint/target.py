@@ -14,7 +14,6 @@ target's name and the version the user declares (``--trust-target-version``, or 
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import importlib
 import importlib.util
@@ -25,7 +24,6 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -182,6 +180,9 @@ def completion(body: dict[str, Any], texts: list[str], number: int) -> dict[str,
 def serving(target: Target) -> Iterator[str]:
     """The application behind an OpenAI-compatible server on 127.0.0.1; yields its base URL. Sync targets run
     in the server's threads (one a request in flight), async ones as tasks of one event loop."""
+    import asyncio  # an application target only: a replay never serves one
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
     assert target.call is not None
     loop = asyncio.new_event_loop()
     looping = threading.Thread(target=loop.run_forever, name="pytest-trust-app-loop", daemon=True)

@@ -43,13 +43,16 @@ class GcPolicy:
 
     @pytest.hookimpl(wrapper=True)  # inside the plugin module's (tryfirst): items played ahead keep the default
     def pytest_runtestloop(self, session: pytest.Session) -> Iterator[object]:
-        """The cyclic collector runs less often while the items run (``RUN_GC_THRESHOLD``)."""
+        """The cyclic collector runs less often while the items run (``RUN_GC_THRESHOLD``), and what the run built
+        is frozen once they ran: the session's end (metrics, bootstraps, reports) makes objects enough for a few
+        full passes, each of which would walk the run's records again."""
         threshold = gc.get_threshold()
         if threshold[0]:  # 0: the user turned automatic collection off, and it stays off
             gc.set_threshold(max(threshold[0], RUN_GC_THRESHOLD), *threshold[1:])
         try:
             return (yield)
         finally:
+            gc.freeze()
             gc.set_threshold(*threshold)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
