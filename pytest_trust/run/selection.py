@@ -93,19 +93,23 @@ class Selection:
         if self.recorder is None:
             return items
         recorder = self.recorder
-        recorded: dict[tuple[str, str], Container[str]] = {}  # asked once a cassette unit: a cut is often one unit's
-
-        def has_recording(item: Item) -> bool:
-            ids = recorded.get((item.benchmark, item.cassette))
-            if ids is None:
-                ids = recorded[item.benchmark, item.cassette] = recorder.recorded(item.benchmark, item.cassette)
-            return item.id in ids
-
-        # a benchmark without a folder of recordings keeps its items here: the plugin skips or deselects them
-        # whole, saying why
-        kept, dropped = split_recorded(items, lambda item: item, has_recording,
-                                       lambda benchmark: True if not (recorder.model_root / benchmark).is_dir() else None)
-        self.unrecorded += len(dropped)
+        # each cassette unit's recorded ids, asked once (a cut is often one unit's); a benchmark without a folder of
+        # recordings keeps its items here (None): the plugin skips or deselects them whole, saying why
+        recorded: dict[tuple[str, str], Container[str] | None] = {}
+        kept: list[Item] = []
+        for item in items:  # one pass, no call an item: a replay's collection asks this of every suite's items
+            if item.unavailable:  # it skips wherever it runs, saying why: kept
+                kept.append(item)
+                continue
+            unit = (item.benchmark, item.cassette)
+            if unit in recorded:
+                ids = recorded[unit]
+            else:
+                ids = recorded[unit] = (recorder.recorded(*unit) if (recorder.model_root / item.benchmark).is_dir()
+                                        else None)
+            if ids is None or item.id in ids:
+                kept.append(item)
+        self.unrecorded += len(items) - len(kept)
         return kept
 
     def skips(self, benchmark: str, cassette: str, count: int) -> bool:
