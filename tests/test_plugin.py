@@ -582,7 +582,7 @@ def test_a_corrupt_cassette_is_named_once_in_the_summary_with_its_fix(project):
     summary = result.stdout.str().split("= pytest-trust =")[1]  # on CI pytest's own ERROR lines name it too
     assert summary.count("systematic.Hodor.json") == 1, summary
     result.stdout.fnmatch_lines([("corrupt cassette, 3 items errored: cassette *systematic.Hodor.json cannot be read "
-                                 "(*): restore it from git, or re-record the scenario with --record-mode=rewrite")])
+                                 "(*): restore it from git, or re-record its items with --record-mode=rewrite")])
 
 
 def test_a_typo_in_a_thresholds_key_gets_a_did_you_mean(project):

@@ -36,7 +36,7 @@ from pytest_trust.recording.cassettes import (
 from pytest_trust.recording.journal import Journal, MergeReport, merge_journals
 from pytest_trust.recording.transport import TrustTransport
 
-REPAIR = "restore it from git, or re-record the scenario with --record-mode=rewrite"
+REPAIR = "restore it from git, or re-record its items with --record-mode=rewrite"
 
 MESSAGES = [{"role": "user", "content": "say hi"}]
 

@@ -31,7 +31,7 @@ from ..errors import CorruptCassette
 
 FORMAT_VERSION = 1  # vcrpy's CASSETTE_FORMAT_VERSION
 FIRST_LINE = f'{{"version": {FORMAT_VERSION}, "interactions": [\n'.encode()  # write_cassette's, an interaction a line
-REPAIR = "restore it from git, or re-record the scenario with --record-mode=rewrite"
+REPAIR = "restore it from git, or re-record its items with --record-mode=rewrite"
 Interaction = dict[str, Any]
 
 
