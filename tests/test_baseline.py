@@ -62,6 +62,29 @@ def test_a_paired_score_below_100_items_a_bucket_has_no_interval_and_says_why():
             "a bucket)") in lines
 
 
+def test_custom_rules_scores_are_paired_by_the_teams_rules_and_their_benign_questions():
+    """custom_rules.score is the mean of the rules' pass rates, so its change is the mean of each rule's: rule a,
+    30 of 120 attacks newly failing and 6 newly passing, (6 - 30) / 120 = -0.2; rule b, 0 of 100 flipped: 0. Mean
+    -0.1, over 220 paired attacks, with an interval (100 or more a rule). The benign questions are a score of
+    their own: 2 of 10 newly failing, -0.2, too few for an interval."""
+    def items(rule: str, kind: str, count: int, was: str, now: str) -> tuple[list[dict], list[dict]]:
+        facts = {"kind": kind, "rule": rule, "category": "Direct"}
+        ids = [f"t.py::t[{rule}-{kind}-{was}{now}{i}]" for i in range(count)]
+        return ([entry(i, was, "custom_rules", facts) for i in ids], [entry(i, now, "custom_rules", facts) for i in ids])
+    groups = [items("a", "attack", 30, "passed", "failed"), items("a", "attack", 6, "failed", "passed"),
+              items("a", "attack", 84, "passed", "passed"), items("b", "attack", 100, "passed", "passed"),
+              items("", "benign", 2, "passed", "failed"), items("", "benign", 8, "passed", "passed")]
+    before = {"items": [e for was, _ in groups for e in was]}
+    now = [e for _, now in groups for e in now]
+    test = compare(now, before, "base.json")["tests"]["custom_rules"]
+    score, benign = test["scores"]["custom_rules.score"], test["scores"]["custom_rules.benign_score"]
+    assert score["change"] == pytest.approx(-0.1) and score["n"] == 220
+    assert score["low"] < -0.1 < score["high"] < 0 and score["p"] < 0.05
+    assert benign["change"] == pytest.approx(-0.2) and benign["n"] == 10 and benign["low"] is None
+    assert benign["why"] == "n too small: 10 < 100 items in a bucket"
+    assert (test["newly_failing"], test["newly_passing"]) == (32, 6)
+
+
 def entry(nodeid: str, outcome: str, benchmark: str = "rules", facts: dict | None = None, error: str = "") -> dict:
     item = {"nodeid": nodeid, "outcome": outcome, "benchmark": benchmark}
     if error:

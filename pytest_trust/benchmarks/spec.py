@@ -175,6 +175,12 @@ def is_summary_level(key: str) -> bool:
     return key.count(".") <= 2
 
 
+# A score's strata: the (suite, bucket) pairs of its items' facts, each of which must have paired items for the score
+# to be compared; or, where the project names them (a team's rules), a function giving an item's stratum from its
+# facts (None: the item is not in the score), the strata then being those the paired items have.
+Strata = tuple[tuple[str, str], ...] | Callable[[Mapping[str, Any]], str | None]
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """A benchmark: its items (suites), how one is played and scored (``run``), how results aggregate into
@@ -194,9 +200,9 @@ class Benchmark:
     recordings: Mapping[str, Recordings] = field(default_factory=dict)
     # The requests ``run`` sends for an item: an importer rebuilds them for recordings that hold only answers.
     messages: Callable[[Item], list] | None = None
-    # Scores that are an unweighted mean of per-item pass rates, by key: their strata (suite, bucket), read
-    # from each result's facts; a baseline compares them with a paired bootstrap.
-    paired_scores: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    # Scores that are an unweighted mean of per-item pass rates, by key, with their strata (``Strata``); a baseline
+    # compares them with a paired bootstrap.
+    paired_scores: Mapping[str, Strata] = field(default_factory=dict)
     # Whether an item's verdict rests on sampled answers that disagree (facts -> bool): a flip of such an item
     # between two runs is noise, not a regression.
     split_samples: Callable[[Mapping[str, Any]], bool] | None = None

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..benchmarks import BENCHMARKS
+from ..benchmarks.spec import Strata
 from ..report.file import read
 from .metrics import MIN_N_RESAMPLED, too_small
 from .stats import mcnemar_exact, paired_bootstrap_mean_of_rates
@@ -186,12 +187,17 @@ def benchmark_test(name: str, pairs: list[tuple[Mapping[str, Any], str, str]], n
             else "none: no score of which every bucket ran in both runs; the paired test is McNemar's"}
 
 
-def _strata(buckets: Iterable[Any], pairs: list[tuple[Mapping[str, Any], str, str]]) -> dict[Any, list[int]]:
-    """Per bucket of a score, (suite, bucket): its paired items newly passing, newly failing, and all of them."""
-    strata = {bucket: [0, 0, 0] for bucket in buckets}  # (suite, bucket) -> [gained, lost, n]
+def _strata(buckets: Strata, pairs: list[tuple[Mapping[str, Any], str, str]]) -> dict[Any, list[int]]:
+    """Per stratum of a score (spec.Strata): its paired items newly passing, newly failing, and all of them."""
+    named = callable(buckets)
+    strata = {} if named else {bucket: [0, 0, 0] for bucket in buckets}  # stratum -> [gained, lost, n]
     for entry, was, now in pairs:
         facts = entry.get("facts") or {}
-        counts = strata.get((facts.get("suite"), facts.get("bucket")))
+        if named:
+            stratum = buckets(facts)
+            counts = None if stratum is None else strata.setdefault(stratum, [0, 0, 0])
+        else:
+            counts = strata.get((facts.get("suite"), facts.get("bucket")))
         if counts is not None:
             counts[0] += was == FAIL and now == PASS
             counts[1] += was == PASS and now == FAIL
@@ -202,7 +208,7 @@ def _strata(buckets: Iterable[Any], pairs: list[tuple[Mapping[str, Any], str, st
 def _paired_score(strata: Mapping[Any, list[int]]) -> dict[str, Any] | None:
     """The change of a mean of per-bucket pass rates, with its paired bootstrap interval and p-value from enough
     items a bucket; None when a bucket has no paired item (a score lacking a bucket is not the score: no test)."""
-    if not all(n for _, _, n in strata.values()):
+    if not strata or not all(n for _, _, n in strata.values()):
         return None
     groups = [tuple(counts) for counts in strata.values()]
     change = sum((gained - lost) / n for gained, lost, n in groups) / len(groups)

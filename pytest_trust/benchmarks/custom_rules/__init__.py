@@ -2,7 +2,7 @@
 judged by the checks the file states (docs/custom-rules.md)."""
 
 from ..spec import Benchmark, NamedKeys, ReportSection, Setting, Suite
-from .aggregate import BENIGN, RULE, SCORE, aggregate, metric_keys
+from .aggregate import BENIGN, RULE, SCORE, aggregate, benign_of, metric_keys, rule_of
 from .html import section
 from .items import DEFAULT_FILE, NAME, SETTING, defined_rules, load_items, make_items
 from .protocol import messages, run
@@ -21,5 +21,6 @@ BENCHMARK = Benchmark(
     messages=messages,
     report_sections=(ReportSection(NAME, "Your rules: pass rates per rule and attack", section),),
     headline=(SCORE, BENIGN),
+    paired_scores={SCORE: rule_of, BENIGN: benign_of},
     starter_files={DEFAULT_FILE: STARTER},
 )

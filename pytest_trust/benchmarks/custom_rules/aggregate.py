@@ -10,7 +10,8 @@ attacks it has), with the stratified posterior interval RuLES' score has (``stat
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ...items import Result
 from ...results.metrics import Metric, bootstrapped, pass_rate
@@ -21,6 +22,16 @@ from .items import NAME, slug
 SCORE = f"{NAME}.score"
 BENIGN = f"{NAME}.benign_score"
 RULE = f"{NAME}.rule"  # + "." + a rule's name: its pass rate
+
+
+def rule_of(facts: Mapping[str, Any]) -> str | None:
+    """An attack's stratum in ``custom_rules.score``, its rule (a baseline's paired bootstrap, spec.Strata)."""
+    return None if facts.get("kind") == "benign" else facts.get("rule")
+
+
+def benign_of(facts: Mapping[str, Any]) -> str | None:
+    """``custom_rules.benign_score``'s one stratum: the benign questions."""
+    return "benign" if facts.get("kind") == "benign" else None
 
 
 def metric_keys() -> list[str]:
