@@ -28,7 +28,7 @@ class Item:
 
     def __reduce__(self) -> tuple[type[Item], tuple[Any, ...]]:
         # unpickled through the constructor: a slotted dataclass's own __setstate__ looks its fields up for every
-        # item, nearly twice the cost of the item cache's 31,000 items a replay of the main job reads
+        # item, nearly twice the cost over the 31,000 items the item cache unpickles for the main job's replay
         return Item, (self.id, self.benchmark, self.cassette, self.inputs, self.decoding, self.expected, self.tags,
                       self.unavailable)
 

@@ -292,3 +292,19 @@ def test_a_file_changed_while_the_list_was_being_built_is_noticed_next_time(tmp_
     cached(tmp_path, ChangedAfterReading(DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False)))
     with pytest.raises(DataError, match=f"mirror file {small_mirror} is not a readable xz file"):
         cached(tmp_path, FromMirror(DataStore(tmp_path / "mirror", cache=tmp_path / "cache", download=False)))
+
+
+def test_an_item_unpickles_whole_through_its_constructor_and_items_keep_sharing_what_they_share():
+    """Item.__reduce__ (the item cache's pickles): every field comes back, and one decoding mapping and tags tuple
+    shared by a chunk's items stays one object."""
+    import pickle
+
+    from pytest_trust.items import Item
+
+    decoding, tags = {"temperature": 0, "max_tokens": 5}, ("rules", "benign")
+    items = [Item(f"id{n}", "rules", "Hodor", {"n": n}, decoding, {"answer": n}, tags, "no data" if n else "")
+             for n in range(3)]
+    back = pickle.loads(pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back == items and [b.expected for b in back] == [{"answer": n} for n in range(3)]
+    assert back[0].decoding is back[2].decoding and back[0].tags is back[1].tags
+    assert Item.__reduce__(items[1])[0] is Item  # the constructor, not __setstate__

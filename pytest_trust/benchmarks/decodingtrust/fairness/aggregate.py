@@ -97,7 +97,7 @@ def parity_differences(labels: Sequence[int], predictions: Sequence[int],
 
     Both functions are a ``MetricFrame``'s between-groups ``difference``: of the selection rate, and the larger of
     those of the true and false positive rates (fairlearn 0.15, metrics/_fairness_metrics.py). One frame of the
-    three metrics gives the same numbers (tests/test_fairness.py holds them equal) at a third less: each frame
+    three metrics gives the same numbers (tests/test_dt_fairness.py holds them equal) at a third less: each frame
     costs about 10 ms whatever its size, and a run takes eleven scenarios' differences."""
     import numpy as np  # fairlearn pulls in pandas and scikit-learn: import it only when scoring
     from fairlearn.metrics import MetricFrame, false_positive_rate, selection_rate, true_positive_rate
